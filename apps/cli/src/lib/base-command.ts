@@ -1,0 +1,48 @@
+import { Command, Errors, Flags } from '@oclif/core'
+import { isRigfitError, RigfitError } from '@rigfit/core'
+import { ZodError } from 'zod'
+
+/**
+ * Every rigfit command: `--json` (then only JSON on stdout), and errors rendered with their code and
+ * suggestion, exiting with the code of their kind (see ERROR_EXIT_CODES in @rigfit/core).
+ */
+export abstract class RigfitCommand extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    'no-color': Flags.boolean({ description: 'Print without colours.', helpGroup: 'GLOBAL' }),
+  }
+
+  protected get colorEnabled(): boolean {
+    return process.stdout.isTTY === true && !process.env.NO_COLOR && !this.argv.includes('--no-color')
+  }
+
+  protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+    const rigfitError = toRigfitError(error)
+    if (!rigfitError) throw error
+    if (this.jsonEnabled()) {
+      process.stdout.write(`${JSON.stringify({ error: rigfitError.toJSON() }, null, 2)}\n`)
+    } else {
+      process.stderr.write(`Error [${rigfitError.code}]: ${rigfitError.message}\n`)
+      if (rigfitError.suggestion) process.stderr.write(`Suggestion: ${rigfitError.suggestion}\n`)
+    }
+    process.exitCode = rigfitError.exitCode
+    throw new Errors.ExitError(rigfitError.exitCode)
+  }
+}
+
+/** Converts a user-caused error (ours or an oclif flag/argument error) into a RigfitError; others stay as they are. */
+function toRigfitError(error: Error & { oclif?: { exit?: number } }): RigfitError | null {
+  if (isRigfitError(error)) return error
+  if (error instanceof ZodError) {
+    return new RigfitError('validation', 'E_VALIDATION', error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '))
+  }
+  if (error instanceof Errors.ExitError) return null
+  const isFlagError = /flag|argument|Expected|Unexpected|Missing required|Nonexistent/i.test(error.message) && error.oclif?.exit === 2
+  if (isFlagError || error.name === 'CLIError' || error.constructor?.name?.endsWith('FlagError') || error.constructor?.name?.endsWith('ArgError')) {
+    return new RigfitError('usage', 'E_USAGE', error.message.split('\n')[0] ?? error.message, {
+      suggestion: 'Run the command with --help to see its flags.',
+    })
+  }
+  return null
+}

@@ -1,0 +1,3 @@
+export * from './schemas/index.js'
+export * from './errors.js'
+export * from './version.js'

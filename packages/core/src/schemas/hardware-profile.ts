@@ -1,0 +1,170 @@
+import { z } from 'zod'
+import { Bytes, Family, GpuVendor, Support } from './common.js'
+
+export const HARDWARE_PROFILE_SCHEMA_VERSION = 1
+
+export const ProbeRecord = z.object({
+  name: z.string(),
+  ok: z.boolean(),
+  ms: z.number().nonnegative(),
+  error: z.string().optional(),
+})
+export type ProbeRecord = z.infer<typeof ProbeRecord>
+
+export const CatalogMatch = z.object({
+  id: z.string(),
+  name: z.string(),
+  pack: z.string(),
+  matchedBy: z.enum(['exact', 'normalized', 'vram', 'override']),
+})
+export type CatalogMatch = z.infer<typeof CatalogMatch>
+
+export const Gpu = z.object({
+  index: z.number().int().nonnegative(),
+  vendor: GpuVendor,
+  name: z.string(),
+  uuid: z.string().nullable().default(null),
+  family: Family,
+  arch: z.string().nullable(),
+  integrated: z.boolean(),
+  unifiedMemory: z.boolean(),
+  vramTotalBytes: Bytes,
+  vramFreeBytes: Bytes.nullable(),
+  /** For unified memory: the share of RAM the GPU may wire (Apple working set); otherwise equal to total. */
+  vramUsableBytes: Bytes,
+  computeCapability: z.string().nullable(),
+  gfxTarget: z.string().nullable(),
+  metalFamily: z.string().nullable(),
+  tensorCores: z.boolean().nullable(),
+  fp16: Support,
+  bf16: Support,
+  tf32: Support,
+  fp8: Support,
+  int8: Support,
+  memoryBandwidthGBs: z.number().nonnegative().nullable(),
+  fp32Tflops: z.number().nonnegative().nullable(),
+  fp16TensorTflops: z.number().nonnegative().nullable(),
+  tdpWatts: z.number().nonnegative().nullable(),
+  powerLimitWatts: z.number().nonnegative().nullable(),
+  powerDrawWatts: z.number().nonnegative().nullable(),
+  temperatureC: z.number().nullable(),
+  utilizationPercent: z.number().nullable(),
+  clocks: z.object({
+    smMHz: z.number().nullable(),
+    memMHz: z.number().nullable(),
+    maxSmMHz: z.number().nullable(),
+  }),
+  pcie: z.object({ gen: z.number().int().nullable(), width: z.number().int().nullable() }),
+  driverVersion: z.string().nullable(),
+  migMode: z.enum(['enabled', 'disabled', 'unsupported', 'unknown']),
+  catalog: CatalogMatch.nullable(),
+})
+export type Gpu = z.infer<typeof Gpu>
+
+export const LinkKind = z.enum(['nvlink', 'pcie', 'xgmi', 'same-board', 'unknown'])
+export type LinkKind = z.infer<typeof LinkKind>
+
+export const Interconnect = z.object({
+  kind: z.enum(['nvlink', 'pcie', 'xgmi', 'mixed', 'none', 'unknown']),
+  links: z.array(z.object({ a: z.number().int(), b: z.number().int(), kind: LinkKind, detail: z.string() })),
+})
+
+export const StorageKind = z.enum(['nvme', 'ssd', 'hdd', 'unknown'])
+export type StorageKind = z.infer<typeof StorageKind>
+
+export const HardwareProfile = z.object({
+  schemaVersion: z.literal(HARDWARE_PROFILE_SCHEMA_VERSION),
+  createdAt: z.string(),
+  rigfitVersion: z.string(),
+  /** How this profile came to be: detected here, loaded from a file, or a what-if. */
+  source: z.enum(['detected', 'file', 'what-if', 'fixture']),
+  overrides: z.array(z.string()),
+  host: z.object({
+    hostname: z.string(),
+    platform: z.string(),
+    distro: z.string(),
+    release: z.string(),
+    kernel: z.string(),
+    arch: z.string(),
+    virtualized: z.boolean().nullable(),
+    container: z.object({
+      detected: z.boolean(),
+      memoryLimitBytes: Bytes.nullable(),
+      cpuQuotaCores: z.number().nonnegative().nullable(),
+      cgroupVersion: z.union([z.literal(1), z.literal(2)]).nullable(),
+    }),
+  }),
+  cpu: z.object({
+    vendor: z.string(),
+    brand: z.string(),
+    arch: z.string(),
+    physicalCores: z.number().int().positive(),
+    logicalCores: z.number().int().positive(),
+    /** Cores this process may use: the container quota where one is set. */
+    usableCores: z.number().positive(),
+    baseGHz: z.number().nonnegative().nullable(),
+    boostGHz: z.number().nonnegative().nullable(),
+    flags: z.object({
+      avx2: z.boolean(),
+      avx512: z.boolean(),
+      avx512bf16: z.boolean(),
+      amx: z.boolean(),
+      fma: z.boolean(),
+      neon: z.boolean(),
+    }),
+    numaNodes: z.number().int().positive(),
+    temperatureC: z.number().nullable(),
+  }),
+  memory: z.object({
+    totalBytes: Bytes,
+    availableBytes: Bytes,
+    osReserveBytes: Bytes,
+    /** RAM a training run may plan on: min(total, container limit) minus the OS reserve. */
+    usableBytes: Bytes,
+    limitedBy: z.enum(['host', 'cgroup']),
+    swap: z.object({ totalBytes: Bytes, deviceKind: z.enum(['nvme', 'ssd', 'hdd', 'zram', 'unknown', 'none']) }),
+    bandwidthGBs: z.number().nonnegative().nullable(),
+  }),
+  gpus: z.array(Gpu),
+  interconnect: Interconnect,
+  acceleration: z.object({
+    cuda: z.string().nullable(),
+    rocm: z.string().nullable(),
+    metal: z.boolean(),
+    mps: z.boolean(),
+    opencl: z.boolean().nullable(),
+    xpu: z.boolean(),
+  }),
+  storage: z.array(
+    z.object({
+      mount: z.string(),
+      device: z.string(),
+      fsType: z.string(),
+      kind: StorageKind,
+      totalBytes: Bytes,
+      freeBytes: Bytes,
+      readMBs: z.number().nonnegative().nullable(),
+      writeMBs: z.number().nonnegative().nullable(),
+    }),
+  ),
+  network: z.object({
+    status: z.enum(['measured', 'not-measured', 'offline']),
+    downloadMbps: z.number().nonnegative().nullable(),
+  }),
+  power: z.object({
+    batteryPresent: z.boolean(),
+    onBattery: z.boolean(),
+    acOnline: z.boolean().nullable(),
+    percent: z.number().min(0).max(100).nullable(),
+    /** Sum of device TDPs that training would draw: GPUs plus the CPU package. */
+    tdpBudgetWatts: z.number().nonnegative().nullable(),
+  }),
+  thermal: z.object({
+    cpuTempC: z.number().nullable(),
+    gpuTempsC: z.array(z.number().nullable()),
+    throttlingRisk: z.enum(['low', 'medium', 'high', 'unknown']),
+  }),
+  benchmark: z.object({ ran: z.boolean(), ms: z.number().nonnegative().nullable() }),
+  probes: z.array(ProbeRecord),
+})
+export type HardwareProfile = z.infer<typeof HardwareProfile>

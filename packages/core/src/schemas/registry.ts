@@ -1,0 +1,17 @@
+import type { z } from 'zod'
+import { EstimateResult } from './estimate.js'
+import { HardwareProfile } from './hardware-profile.js'
+import { ModelSpec } from './model-spec.js'
+import { RulePack } from './rule-pack.js'
+import { TrainingPlan } from './training-plan.js'
+import { Workload } from './workload.js'
+
+/** Every public schema, by the file name its JSON Schema is generated into (schemas/<name>.schema.json). */
+export const PUBLIC_SCHEMAS: Record<string, z.ZodType> = {
+  'hardware-profile': HardwareProfile,
+  'model-spec': ModelSpec,
+  workload: Workload,
+  'training-plan': TrainingPlan,
+  'rule-pack': RulePack,
+  'estimate-result': EstimateResult,
+}

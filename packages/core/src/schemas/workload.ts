@@ -1,0 +1,25 @@
+import { z } from 'zod'
+import { ModelSpec } from './model-spec.js'
+
+export const WORKLOAD_SCHEMA_VERSION = 1
+
+export const PeftMethod = z.enum(['auto', 'full', 'lora', 'qlora'])
+export type PeftMethod = z.infer<typeof PeftMethod>
+
+export const Workload = z.object({
+  schemaVersion: z.literal(WORKLOAD_SCHEMA_VERSION),
+  /** From-scratch pretraining of a generated model, or fine-tuning a given one. */
+  kind: z.enum(['pretrain', 'finetune']),
+  /** The model to fine-tune; absent for pretraining, where the planner generates shapes. */
+  model: ModelSpec.nullable(),
+  method: PeftMethod,
+  /** Frozen companion models that share the GPUs (e.g. an encoder trained between two frozen LLMs). */
+  frozenModels: z.array(ModelSpec),
+  datasetBytes: z.number().int().nonnegative().nullable(),
+  timeBudgetHours: z.number().positive().nullable(),
+  /** Effective batch in sequences: micro-batch x accumulation x GPUs x nodes. */
+  targetEffectiveBatch: z.number().int().positive().nullable(),
+  seq: z.number().int().positive().nullable(),
+  nodes: z.number().int().positive(),
+})
+export type Workload = z.infer<typeof Workload>

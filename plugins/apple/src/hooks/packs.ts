@@ -1,0 +1,5 @@
+import { packRoot } from '../index.js'
+
+/** oclif hook `rigfit:packs`: tells the CLI where this plugin's rule pack lives; the CLI loads and validates it. */
+const hook = async () => ({ name: 'apple', root: packRoot })
+export default hook

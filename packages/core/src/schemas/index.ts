@@ -1,5 +1,6 @@
 export * from './common.js'
 export * from './estimate.js'
+export * from './gpu-catalog.js'
 export * from './hardware-profile.js'
 export * from './model-spec.js'
 export * from './rule-pack.js'

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { EstimateResult } from './estimate.js'
+import { GpuCatalog } from './gpu-catalog.js'
 import { HardwareProfile } from './hardware-profile.js'
 import { ModelSpec } from './model-spec.js'
 import { RulePack } from './rule-pack.js'
@@ -14,4 +15,5 @@ export const PUBLIC_SCHEMAS: Record<string, z.ZodType> = {
   'training-plan': TrainingPlan,
   'rule-pack': RulePack,
   'estimate-result': EstimateResult,
+  'gpu-catalog': GpuCatalog,
 }

@@ -1,0 +1,40 @@
+import { z } from 'zod'
+import { Family, GpuVendor, Support } from './common.js'
+
+/** One GPU model's spec-sheet facts, as shipped in a plugin's catalog.json (built from shared GPU specs). */
+export const GpuCatalogEntry = z.strictObject({
+  /** Stable id, kebab-case: `rtx-4090`, `a100-80gb-sxm4`, `m2-10c`. */
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+  vendor: GpuVendor,
+  family: Family,
+  /** Vendor family label from the spec sheet, e.g. "GeForce RTX 40", "A100", "Instinct". */
+  series: z.string(),
+  name: z.string(),
+  /** Other spellings seen in tools (nvidia-smi, rocm-smi, system_profiler) used by name matching. */
+  aliases: z.array(z.string()),
+  arch: z.string(),
+  vramGB: z.number().positive(),
+  memoryBandwidthGBs: z.number().positive(),
+  fp32Tflops: z.number().positive(),
+  /** Dense FP16/BF16 matrix rate with FP32 accumulate; null without matrix units. */
+  fp16TensorTflops: z.number().positive().nullable(),
+  tensorCores: z.boolean(),
+  bf16: Support,
+  tf32: Support,
+  fp8: Support,
+  computeCapability: z.string(),
+  tdpWatts: z.number().positive().nullable(),
+  /** Integrated / unified-memory device (Apple). */
+  unifiedMemory: z.boolean(),
+  /** Figures marked unverified in the source data. */
+  unverified: z.array(z.string()),
+  source: z.string(),
+})
+export type GpuCatalogEntry = z.infer<typeof GpuCatalogEntry>
+
+export const GpuCatalog = z.strictObject({
+  schemaVersion: z.literal(1),
+  family: Family,
+  entries: z.array(GpuCatalogEntry),
+})
+export type GpuCatalog = z.infer<typeof GpuCatalog>

@@ -1,12 +1,16 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
-// One vitest run over every workspace package, so the suite prints a single summary.
+const repoRoot = fileURLToPath(new URL('.', import.meta.url))
+
+// One vitest run over every workspace package, so the suite prints a single summary. A package's own
+// `test` script selects its project with --project <folder name>.
 const workspaceDirs = ['packages', 'plugins', 'apps'].flatMap((group) =>
-  existsSync(group)
-    ? readdirSync(group, { withFileTypes: true })
-        .filter((entry) => entry.isDirectory() && existsSync(join(group, entry.name, 'package.json')))
+  existsSync(join(repoRoot, group))
+    ? readdirSync(join(repoRoot, group), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && existsSync(join(repoRoot, group, entry.name, 'package.json')))
         .map((entry) => join(group, entry.name))
     : [],
 )
@@ -20,7 +24,7 @@ export default defineConfig({
       extends: true,
       test: {
         name: dir.split('/').pop() as string,
-        root: `./${dir}`,
+        root: join(repoRoot, dir),
         include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       },
     })),

@@ -1,1 +1,58 @@
-export {}
+export { type CadenceAdvice, type CadenceInput, checkpointCadence } from './act/checkpoint-cadence.js'
+export { replanForGpus } from './act/gpu-failover.js'
+export { HysteresisGate } from './act/hysteresis-gate.js'
+export {
+  deviceSelectionEnv,
+  effectiveBatchOf,
+  initialSettings,
+  launchEnv,
+  parseVisibleDevices,
+  type SettingsOverrides,
+} from './act/launch-settings.js'
+export { nextOomSettings, type OomStep } from './act/oom-ladder.js'
+export { planForLaunch, writePlanCopy } from './act/plan-copy.js'
+export type { SettingsChange } from './act/settings-change.js'
+export { classifyExit, type ExitEvidence, type ExitStatus } from './detect/classify-exit.js'
+export { CrashLoopGuard } from './detect/crash-loop.js'
+export {
+  DEVICE_ERROR_PATTERNS,
+  GPU_OOM_PATTERNS,
+  matchDeviceError,
+  matchGpuOom,
+} from './detect/failure-patterns.js'
+export { fitLine, type LinearFit } from './detect/linear-fit.js'
+export {
+  DEFAULT_TREND_OPTIONS,
+  MemoryTrend,
+  type TrendOptions,
+  type TrendVerdict,
+} from './detect/memory-trend.js'
+export { MetricsFileTail } from './metrics/metrics-file-tail.js'
+export {
+  metricsFromObject,
+  type ParsedMetrics,
+  parseTrainingLine,
+  type TrainerMetrics,
+} from './metrics/parse-training-line.js'
+export { parsePythonLiteral } from './metrics/python-literal.js'
+export { type ProgressSnapshot, TrainingProgress } from './metrics/training-progress.js'
+export { exitCodeOf, MONITOR_STOPPED_EXIT_CODE, type MonitorResult } from './monitor-run.js'
+export {
+  DEFAULT_MONITOR_OPTIONS,
+  type MonitorActions,
+  type MonitorOptions,
+  validateMonitorOptions,
+} from './options.js'
+export { OutputLines } from './process/output-lines.js'
+export { type GroupExit, ProcessGroup } from './process/process-group.js'
+export { runMonitor } from './run-monitor.js'
+export { findAmdGpuDevices, readAmdGpus } from './sampling/amdgpu-sysfs.js'
+export { cpuPercentBetween, readBattery, readCpuTimes, readMemInfo } from './sampling/host-readings.js'
+export {
+  MONITOR_NVIDIA_FIELDS,
+  NvidiaSmiStream,
+  type NvidiaSweep,
+  nvidiaSmiStreamArgs,
+} from './sampling/nvidia-smi-stream.js'
+export { type Sample, Sampler, type SamplerOptions } from './sampling/sampler.js'
+export type { ViewMode } from './view/monitor-view.js'

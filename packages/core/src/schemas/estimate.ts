@@ -1,5 +1,78 @@
 import { z } from 'zod'
-import { Bytes } from './common.js'
+import {
+  Attention,
+  Bytes,
+  DeviceKind,
+  Offload,
+  Optimizer,
+  Precision,
+  Quantization,
+  Sharding,
+} from './common.js'
+import { ModelSpec } from './model-spec.js'
+
+/** Linear layers a LoRA adapter can wrap, named after the Llama projections (GPT-2's c_fc is `up`, c_proj `down`). */
+export const LoraTarget = z.enum(['q', 'k', 'v', 'o', 'gate', 'up', 'down'])
+export type LoraTarget = z.infer<typeof LoraTarget>
+
+export const LoraSpec = z.object({
+  rank: z.number().int().positive(),
+  targets: z.array(LoraTarget).min(1),
+  /** PEFT's lora_dropout: above 0 each adapted layer keeps its own dropped copy of its input. */
+  dropout: z.number().min(0).max(1).default(0),
+})
+export type LoraSpec = z.infer<typeof LoraSpec>
+
+/** The numbers of one accelerator the model needs (from a GPU catalog entry or a hardware profile). */
+export const EstimateDevice = z.object({
+  name: z.string().default('device'),
+  kind: DeviceKind,
+  vramBytes: Bytes,
+  /** Dense FP16/BF16 matrix rate with FP32 accumulate (null without matrix units). */
+  fp16TensorTflops: z.number().positive().nullable(),
+  fp32Tflops: z.number().positive(),
+  memoryBandwidthGBs: z.number().positive(),
+  bf16: z.boolean().default(true),
+  tf32: z.boolean().default(false),
+  /** CUDA compute capability (`8.0`), used for the size of the CUDA context; null elsewhere. */
+  computeCapability: z.string().nullable().default(null),
+})
+export type EstimateDevice = z.infer<typeof EstimateDevice>
+
+/** Everything `estimate()` needs; defaults match `rigfit estimate` without flags. */
+export const EstimateInput = z.object({
+  model: ModelSpec,
+  seq: z.number().int().positive(),
+  microBatch: z.number().int().positive(),
+  gradAccum: z.number().int().positive().default(1),
+  precision: Precision.default('bf16-mixed'),
+  optimizer: Optimizer.default('adamw'),
+  gradCheckpointing: z.boolean().default(false),
+  attention: Attention.default('sdpa'),
+  gpus: z.number().int().positive().default(1),
+  sharding: Sharding.default('none'),
+  offload: Offload.default('none'),
+  lora: LoraSpec.nullable().default(null),
+  quant: Quantization.default('none'),
+  device: EstimateDevice.nullable().default(null),
+  /**
+   * How the optimizer step runs: `foreach` (PyTorch's default on CUDA) keeps one full-size temporary of the
+   * state, `fused` (AdamW(fused=True), DeepSpeed, bitsandbytes kernels) none, `per-tensor` (a Python loop over
+   * parameters) one temporary the size of the largest tensor.
+   */
+  optimizerImpl: z.enum(['foreach', 'fused', 'per-tensor']).default('foreach'),
+  /** fp32 matmuls on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32). */
+  tf32: z.boolean().default(false),
+  /** Fused linear + cross-entropy (Liger, cut cross-entropy): the full logits are never materialised. */
+  fusedLoss: z.boolean().default(false),
+  /** `lm`: a vocabulary head over every position; `classification`: a small head on one position (BERT fine-tuning). */
+  head: z.enum(['lm', 'classification']).default('lm'),
+  /** Measured CUDA context size of the stack (nvidia-smi with one tensor allocated); by GPU generation when null. */
+  cudaContextBytes: Bytes.nullable().default(null),
+  /** Overrides the calibrated hardware-FLOPs utilisation of matrix multiplies (0–1). */
+  matmulEfficiency: z.number().gt(0).max(1).nullable().default(null),
+})
+export type EstimateInput = z.infer<typeof EstimateInput>
 
 /** The `rigfit estimate --json` contract (field names are public). */
 export const MemoryBreakdown = z.object({
@@ -28,11 +101,62 @@ export const Throughput = z.object({
 export type Throughput = z.infer<typeof Throughput>
 
 export const EstimateResult = z.object({
-  params: z.object({ total: z.number().int().nonnegative(), trainable: z.number().int().nonnegative() }),
+  params: z.object({
+    total: z.number().int().nonnegative(),
+    trainable: z.number().int().nonnegative(),
+    /** Token (and position) embeddings plus an untied output head. */
+    embedding: z.number().int().nonnegative(),
+  }),
   perDevice: MemoryBreakdown,
+  /** Host RAM for offloaded weights, gradients and optimizer states, summed over the GPUs of the job. */
   host: z.object({ total: Bytes }),
   fits: z.boolean().nullable(),
   capacity: Bytes.nullable(),
   throughput: Throughput.nullable(),
+  /** When the allocation peak happens: at the start of backward (activations) or at the optimizer step. */
+  peakPhase: z.enum(['backward', 'optimizer-step']),
+  /** How the speed was derived; null when no device was given. */
+  speed: z
+    .object({
+      flopsPerToken: z.number().nonnegative(),
+      peakTflops: z.number().nonnegative(),
+      /** The share of step time spent in matrix multiplies; the rest is memory traffic and host work. */
+      computeShare: z.number().min(0).max(1),
+    })
+    .nullable(),
 })
 export type EstimateResult = z.infer<typeof EstimateResult>
+
+/** What a validation row measured: allocator peak, allocator reservation, the process in nvidia-smi, or speed. */
+export const ValidationMetric = z.enum([
+  'max_memory_allocated',
+  'max_memory_reserved',
+  'nvidia-smi',
+  'tokens_per_second',
+])
+export type ValidationMetric = z.infer<typeof ValidationMetric>
+
+/**
+ * One measured training configuration (packages/core/validation/*.jsonl): the model (a catalog id or an inline
+ * Hugging Face config), the settings, the GPU, the metric and its value as published, and where it was published.
+ */
+export const ValidationRow = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/),
+  model: z.union([
+    z.strictObject({ catalog: z.string() }),
+    z.strictObject({ config: z.record(z.string(), z.unknown()) }),
+  ]),
+  settings: EstimateInput.omit({ model: true, device: true })
+    .partial()
+    .required({ seq: true, microBatch: true }),
+  gpu: EstimateDevice.omit({ vramBytes: true }).extend({ vramGB: z.number().positive() }),
+  metric: ValidationMetric,
+  /** The figure as published, in `unit`; tokens/s are per device. */
+  value: z.number().positive(),
+  unit: z.enum(['B', 'MB', 'MiB', 'GB', 'GiB', 'tokens/s/device']),
+  /** `published` (paper, documentation, benchmark table) or `calibrate` (examples/calibrate on the named GPU). */
+  origin: z.enum(['published', 'calibrate']),
+  source: z.strictObject({ title: z.string(), url: z.string().url(), where: z.string(), says: z.string() }),
+  notes: z.string().optional(),
+})
+export type ValidationRow = z.infer<typeof ValidationRow>

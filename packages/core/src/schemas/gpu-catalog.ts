@@ -13,11 +13,15 @@ export const GpuCatalogEntry = z.strictObject({
   /** Other spellings seen in tools (nvidia-smi, rocm-smi, system_profiler) used by name matching. */
   aliases: z.array(z.string()),
   arch: z.string(),
+  /** Memory of the whole board; with several devices per board each device the OS sees has vramGB / devicesPerBoard. */
   vramGB: z.number().positive(),
+  /** Devices the OS shows per board: 2 for the dual-die MI250X, 1 otherwise. */
+  devicesPerBoard: z.number().int().positive().default(1),
   memoryBandwidthGBs: z.number().positive(),
   fp32Tflops: z.number().positive(),
   /** Dense FP16/BF16 matrix rate with FP32 accumulate; null without matrix units. */
   fp16TensorTflops: z.number().positive().nullable(),
+  /** NVIDIA tensor cores or AMD CDNA matrix cores (not RDNA3's WMMA on the shader units). */
   tensorCores: z.boolean(),
   bf16: Support,
   tf32: Support,

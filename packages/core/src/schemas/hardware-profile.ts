@@ -3,11 +3,14 @@ import { Bytes, Family, GpuVendor, Support } from './common.js'
 
 export const HARDWARE_PROFILE_SCHEMA_VERSION = 1
 
+/** One detection step (a tool run, a file read): whether it worked and how long it took. */
 export const ProbeRecord = z.object({
   name: z.string(),
   ok: z.boolean(),
   ms: z.number().nonnegative(),
   error: z.string().optional(),
+  /** The tool or file does not exist on this machine (rocm-smi on an NVIDIA box): expected, not a fault. */
+  absent: z.boolean().optional(),
 })
 export type ProbeRecord = z.infer<typeof ProbeRecord>
 
@@ -24,6 +27,10 @@ export const Gpu = z.object({
   vendor: GpuVendor,
   name: z.string(),
   uuid: z.string().nullable().default(null),
+  /** PCI bus id as the vendor tool prints it (`00000000:01:00.0`), when known. */
+  busId: z.string().nullable().default(null),
+  /** Which probe reported this device: nvidia-smi, rocm-smi, amd-smi, sysfs, system_profiler, catalog (what-if). */
+  detectedBy: z.string().default('unknown'),
   family: Family,
   arch: z.string().nullable(),
   integrated: z.boolean(),
@@ -54,7 +61,13 @@ export const Gpu = z.object({
     memMHz: z.number().nullable(),
     maxSmMHz: z.number().nullable(),
   }),
-  pcie: z.object({ gen: z.number().int().nullable(), width: z.number().int().nullable() }),
+  /** Current PCIe link (it drops at idle on many boards) and the most the link can do. */
+  pcie: z.object({
+    gen: z.number().int().nullable(),
+    width: z.number().int().nullable(),
+    maxGen: z.number().int().nullable().default(null),
+    maxWidth: z.number().int().nullable().default(null),
+  }),
   driverVersion: z.string().nullable(),
   migMode: z.enum(['enabled', 'disabled', 'unsupported', 'unknown']),
   catalog: CatalogMatch.nullable(),
@@ -122,7 +135,10 @@ export const HardwareProfile = z.object({
     /** RAM a training run may plan on: min(total, container limit) minus the OS reserve. */
     usableBytes: Bytes,
     limitedBy: z.enum(['host', 'cgroup']),
-    swap: z.object({ totalBytes: Bytes, deviceKind: z.enum(['nvme', 'ssd', 'hdd', 'zram', 'unknown', 'none']) }),
+    swap: z.object({
+      totalBytes: Bytes,
+      deviceKind: z.enum(['nvme', 'ssd', 'hdd', 'zram', 'unknown', 'none']),
+    }),
     bandwidthGBs: z.number().nonnegative().nullable(),
   }),
   gpus: z.array(Gpu),
@@ -148,8 +164,11 @@ export const HardwareProfile = z.object({
     }),
   ),
   network: z.object({
+    /** `not-measured`: no benchmark or no target configured; `offline`: the target could not be reached. */
     status: z.enum(['measured', 'not-measured', 'offline']),
     downloadMbps: z.number().nonnegative().nullable(),
+    /** The URL the estimate was measured against (user-configured; rigfit has no default target). */
+    target: z.string().nullable().default(null),
   }),
   power: z.object({
     batteryPresent: z.boolean(),
@@ -164,7 +183,14 @@ export const HardwareProfile = z.object({
     gpuTempsC: z.array(z.number().nullable()),
     throttlingRisk: z.enum(['low', 'medium', 'high', 'unknown']),
   }),
-  benchmark: z.object({ ran: z.boolean(), ms: z.number().nonnegative().nullable() }),
+  benchmark: z.object({
+    ran: z.boolean(),
+    ms: z.number().nonnegative().nullable(),
+    /** How each figure was measured (buffer sizes, passes, O_DIRECT or fsync), so a reader can judge it. */
+    notes: z.array(z.string()).default([]),
+  }),
+  /** Plain-language findings a user should read: "no GPU found", "nvidia-smi timed out", container limits. */
+  notes: z.array(z.string()).default([]),
   probes: z.array(ProbeRecord),
 })
 export type HardwareProfile = z.infer<typeof HardwareProfile>

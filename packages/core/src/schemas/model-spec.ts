@@ -14,8 +14,10 @@ export const ModelSpec = z.object({
   layers: z.number().int().positive(),
   hidden: z.number().int().positive(),
   heads: z.number().int().positive(),
+  /** Key/value heads: equal to `heads` for multi-head, 1 for multi-query, in between for grouped-query attention. */
   kvHeads: z.number().int().positive(),
   headDim: z.number().int().positive(),
+  /** MLP inner width (per expert for mixture-of-experts). */
   ffn: z.number().int().positive(),
   vocab: z.number().int().positive(),
   maxPositions: z.number().int().positive(),
@@ -28,5 +30,9 @@ export const ModelSpec = z.object({
   experts: z.object({ count: z.number().int().positive(), topK: z.number().int().positive() }).nullable(),
   /** Token-type embeddings and pooler (BERT). */
   typeVocab: z.number().int().nonnegative(),
+  /** Dropout on attention probabilities in training (GPT-2 and BERT: 0.1); it keeps a mask per score. */
+  attentionDropout: z.number().min(0).max(1).default(0),
+  /** Dropout on the residual branches and embeddings in training; it keeps a mask per hidden value. */
+  hiddenDropout: z.number().min(0).max(1).default(0),
 })
 export type ModelSpec = z.infer<typeof ModelSpec>

@@ -1,8 +1,9 @@
 import type { z } from 'zod'
-import { EstimateResult } from './estimate.js'
+import { EstimateInput, EstimateResult, ValidationRow } from './estimate.js'
 import { GpuCatalog } from './gpu-catalog.js'
 import { HardwareProfile } from './hardware-profile.js'
 import { ModelSpec } from './model-spec.js'
+import { MonitorRecord } from './monitor-record.js'
 import { RulePack } from './rule-pack.js'
 import { TrainingPlan } from './training-plan.js'
 import { Workload } from './workload.js'
@@ -15,5 +16,8 @@ export const PUBLIC_SCHEMAS: Record<string, z.ZodType> = {
   'training-plan': TrainingPlan,
   'rule-pack': RulePack,
   'estimate-result': EstimateResult,
+  'estimate-input': EstimateInput,
+  'validation-row': ValidationRow,
   'gpu-catalog': GpuCatalog,
+  'monitor-record': MonitorRecord,
 }

@@ -124,6 +124,11 @@ export const TrainingPlan = z.object({
     diskFreeBytes: Bytes.nullable(),
     fitsOnDisk: z.boolean().nullable(),
   }),
+  /** Where each model sits when frozen companion models share the GPUs; null for a single model. */
+  placement: z
+    .array(z.object({ device: z.number().int().nonnegative(), models: z.array(z.string()), frozenBytes: Bytes }))
+    .nullable()
+    .optional(),
   warnings: z.array(Advice),
   suggestions: z.array(Advice),
   trace: z.array(TraceEntry),

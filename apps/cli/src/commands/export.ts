@@ -1,0 +1,113 @@
+import { Flags } from '@oclif/core'
+import {
+  type ExportResult,
+  exportPlan,
+  FORMAT_NAMES,
+  parseByteSize,
+  readPlanFile,
+  readProfileIoFacts,
+  writeExportFiles,
+} from '@rigfit/exporters'
+import { RigfitCommand } from '../lib/base-command.js'
+
+function summary(result: ExportResult): string[] {
+  const lines = [
+    `Dataset: ${result.streaming.mode}, ${result.streaming.workers} workers, prefetch ${result.streaming.prefetchFactor}`,
+  ]
+  lines.push(...result.streaming.reasons.map((r) => `  ${r}`))
+  lines.push(`Cache: ${result.cache.tier}${result.cache.mount ? ` on ${result.cache.mount}` : ''}`)
+  lines.push(...result.cache.reasons.map((r) => `  ${r}`))
+  if (result.meta) {
+    for (const p of result.meta.phases) {
+      lines.push(
+        `Phase ${p.name} (${p.dir}/): ${p.purpose}, seq ${p.seq}, ${p.tokens.toLocaleString('en-US')} tokens, ${p.steps} steps, ${p.hours.toFixed(1)} h`,
+      )
+    }
+  }
+  if (result.warnings.length > 0) lines.push('Warnings:', ...result.warnings.map((w) => `  - ${w.message}`))
+  return lines
+}
+
+export default class Export extends RigfitCommand {
+  static override description =
+    'Export a training plan to a trainer: HF TrainingArguments, accelerate, DeepSpeed, torchrun, SLURM, Lightning, Hydra, Kconfig, a PyTorch settings module, or the plan JSON.'
+
+  static override examples = [
+    '<%= config.bin %> export --plan plan.json --format hf --out run/',
+    '<%= config.bin %> export --plan plan.json --format torchrun --nodes 2 --out launch/',
+    '<%= config.bin %> export --plan plan.json --format deepspeed --meta --dataset-size 200GB --profile profile.json --json',
+  ]
+
+  static override flags = {
+    plan: Flags.string({
+      description: 'TrainingPlan JSON to export (from `rigfit plan --json` or `--format rigfit`).',
+      required: true,
+    }),
+    format: Flags.string({ description: 'Target format.', options: [...FORMAT_NAMES], required: true }),
+    out: Flags.string({ description: 'Directory to write the files into; without it they are printed.' }),
+    force: Flags.boolean({ description: 'Overwrite existing files in --out.', default: false }),
+    nodes: Flags.integer({
+      description: 'Run the plan on this many identical nodes (multi-node launchers).',
+      min: 1,
+    }),
+    hosts: Flags.string({
+      description:
+        'Comma-separated host names, one per node, rendezvous host first (DeepSpeed hostfile, accelerate main_process_ip).',
+    }),
+    meta: Flags.boolean({
+      description: 'Phase A/B meta-config: bulk at short sequence, then long-sequence extension.',
+      default: false,
+    }),
+    'dataset-size': Flags.string({
+      description: 'Dataset size for streaming and cache decisions (e.g. 200GB, 1.5TiB).',
+    }),
+    profile: Flags.string({
+      description: 'HardwareProfile JSON with measured disk, network and RAM (from `rigfit profile --out`).',
+    }),
+    portable: Flags.boolean({
+      description: "Kconfig: leave batch size and compile to the trainer's AUTO detection.",
+      default: false,
+    }),
+  }
+
+  async run(): Promise<Record<string, unknown>> {
+    const { flags } = await this.parse(Export)
+    const plan = await readPlanFile(flags.plan)
+    const datasetBytes = flags['dataset-size'] === undefined ? null : parseByteSize(flags['dataset-size'])
+    const io = flags.profile === undefined ? undefined : await readProfileIoFacts(flags.profile)
+    const hosts =
+      flags.hosts
+        ?.split(',')
+        .map((h) => h.trim())
+        .filter((h) => h !== '') ?? []
+    const result = exportPlan(plan, {
+      format: flags.format,
+      nodes: flags.nodes ?? null,
+      meta: flags.meta,
+      datasetBytes,
+      io,
+      hosts,
+      portable: flags.portable,
+    })
+    const written =
+      flags.out === undefined ? null : await writeExportFiles(flags.out, result.files, { force: flags.force })
+    const json = {
+      files: result.files.map((f) => ({ path: f.path, content: f.content })),
+      warnings: result.warnings,
+      streaming: result.streaming,
+      cache: result.cache,
+      meta: result.meta,
+      written,
+    }
+    if (this.jsonEnabled()) return json
+    if (written) {
+      this.log(`Wrote ${written.length} file(s) for ${result.format}:`)
+      for (const path of written) this.log(`  ${path}`)
+      for (const line of summary(result)) this.log(line)
+    } else {
+      for (const f of result.files) this.log(`==> ${f.path} <==\n${f.content}`)
+      for (const line of summary(result)) process.stderr.write(`${line}\n`)
+    }
+    return json
+  }
+}

@@ -1,0 +1,105 @@
+import { Flags } from '@oclif/core'
+import {
+  autoHeuristic,
+  type HardwareProfile,
+  HEURISTIC_MODEL_SCALE,
+  type HeuristicModel,
+  type Mode,
+  MODES,
+  RigfitError,
+} from '@rigfit/core'
+import { RigfitCommand } from '../lib/base-command.js'
+import { fmtHours } from '../lib/format.js'
+import { planningFlags, parseTargetUtil } from '../lib/planning-flags.js'
+import { planModes } from '../lib/planning.js'
+import { instanceFlags, parsePrice, pricePerHour, resolvePlanningProfile } from '../lib/instance.js'
+import { profileSourceFlags } from '../lib/profile-source.js'
+import { recommendHardware, renderRecommendations } from '../lib/recommend.js'
+import { renderPlan } from '../lib/render-plans.js'
+import { workloadFlags, workloadFromFlags } from '../lib/workload-flags.js'
+
+export default class Plan extends RigfitCommand {
+  static override summary = 'One training plan in full, for this machine or hardware you do not have.'
+  static override description =
+    'Every setting, the memory breakdown, speed, token budget, time, power and energy, checkpoints, warnings and suggestions, and the trace of rules behind each setting (--json). What-if: --gpu/--gpus, --from a saved profile, or --instance a cloud preset. --recommend ranks GPUs, GPU counts and cloud instances for a workload and time budget.'
+  static override examples = [
+    '<%= config.bin %> plan --mode balanced',
+    '<%= config.bin %> plan --mode extreme --gpu "RTX 3060 12GB" --gpus 2',
+    '<%= config.bin %> plan --mode balanced --instance p4d.24xlarge --model llama-3.1-8b',
+    '<%= config.bin %> plan --model llama-3.1-8b --time-budget 24h --dataset-size 2GB --recommend',
+    '<%= config.bin %> plan --model-type resnet18 --target-batch 512',
+  ]
+  static override flags = {
+    mode: Flags.string({ description: 'Which plan.', options: [...MODES], default: 'balanced' }),
+    recommend: Flags.boolean({ description: 'Rank catalog GPUs, GPU counts and cloud presets that can run the workload within --time-budget.' }),
+    'model-type': Flags.string({
+      description: 'A model rigfit does not model layer by layer: plan its batch with the AUTO heuristic (batch tier from 80% of free memory, x model scale).',
+      options: Object.keys(HEURISTIC_MODEL_SCALE),
+    }),
+    ...profileSourceFlags,
+    ...instanceFlags,
+    ...workloadFlags,
+    ...planningFlags,
+  }
+
+  async run(): Promise<unknown> {
+    const { flags } = await this.parse(Plan)
+    const mode = flags.mode as Mode
+    if (flags['model-type']) {
+      return this.heuristic(flags['model-type'] as HeuristicModel, await resolvePlanningProfile(this, flags), flags['target-batch'])
+    }
+    const workload = await workloadFromFlags(flags)
+    const options = {
+      psuWatts: flags['psu-watts'] ?? null,
+      baseBatch: flags['base-batch'] ?? null,
+      targetUtilization: parseTargetUtil(flags['target-util']),
+      rulesDir: flags.rules,
+    }
+    if (flags.recommend) {
+      if (workload.timeBudgetHours === null) {
+        throw new RigfitError('usage', 'E_RECOMMEND_NEEDS_BUDGET', '--recommend needs a --time-budget.', {
+          suggestion: 'Add --time-budget 24h (and --dataset-size for fine-tuning) to rank hardware by whether it finishes in time.',
+        })
+      }
+      const ranking = await recommendHardware(this, workload, mode, options, parsePrice(flags['price-per-hour']))
+      if (!this.jsonEnabled()) this.log(renderRecommendations(ranking, workload))
+      return ranking
+    }
+    const profile = await resolvePlanningProfile(this, flags)
+    const { plans, failures, packProblems } = await planModes(this, profile, workload, [mode], options)
+    const failure = failures[mode]
+    if (failure) throw failure
+    const plan = plans[mode]
+    for (const problem of packProblems) this.warn(problem.message)
+    if (!this.jsonEnabled() && plan) {
+      this.log(renderPlan(plan))
+      const price = pricePerHour(flags)
+      if (price !== null) this.log(`Cost: ${(price * plan.time.totalHours).toFixed(2)} at ${price}/h for ${fmtHours(plan.time.totalHours)}`)
+    }
+    return plan
+  }
+
+  private heuristic(model: HeuristicModel, profile: HardwareProfile, targetBatch: number | undefined): unknown {
+    const gpu = profile.gpus.find((candidate) => !candidate.integrated || candidate.unifiedMemory)
+    const compile = gpu !== undefined && !/W7900|MI210/i.test(gpu.name)
+    const gpus = gpu ? profile.gpus.filter((candidate) => candidate.name === gpu.name).length : 0
+    const freeBytes = gpu ? (gpu.vramFreeBytes ?? gpu.vramUsableBytes) : null
+    const target = targetBatch ?? (model === 'gpt2' ? 1024 : model === 'resnet50' ? 256 : 512)
+    const result = autoHeuristic({ model, freeBytes, gpus, compile, targetEffectiveBatch: target })
+    const output = {
+      heuristic: true,
+      note: 'AUTO heuristic, not a memory prediction: batch tier from 80% of free device memory, times a per-model scale factor.',
+      modelType: model,
+      device: gpu ? gpu.name : profile.cpu.brand,
+      gpus,
+      compile,
+      ...result,
+    }
+    if (!this.jsonEnabled()) {
+      this.log(`${model} on ${output.device}${gpus > 1 ? ` x ${gpus}` : ''} (heuristic, not a memory prediction)`)
+      this.log(`  ${result.explanation}`)
+      this.log(`  torch.compile: ${compile ? 'on' : 'off'}${gpu && !compile ? ' (known ROCm problems on this GPU)' : gpu ? '' : ' (CPU)'}`)
+    }
+    return output
+  }
+}

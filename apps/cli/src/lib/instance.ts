@@ -1,0 +1,63 @@
+import { type Command, Flags } from '@oclif/core'
+import { findCloudPreset, CLOUD_PRESETS, type HardwareProfile, RigfitError } from '@rigfit/core'
+import { whatIfProfile } from '@rigfit/profiler'
+import { loadAllCatalogEntries } from './catalog.js'
+import { type ProfileSourceFlagValues, resolveProfile } from './profile-source.js'
+
+/** Cloud-preset flags shared by `analyze` and `plan`. */
+export const instanceFlags = {
+  instance: Flags.string({
+    description: `What-if: plan for a cloud instance (${CLOUD_PRESETS.map((preset) => preset.id).join(', ')}).`,
+    helpGroup: 'HARDWARE',
+    exclusive: ['from', 'gpu'],
+  }),
+  'price-per-hour': Flags.string({
+    description: 'Price of the machine per hour, for a cost estimate (default for --instance: its on-demand list price).',
+    helpGroup: 'HARDWARE',
+  }),
+}
+
+export interface InstanceFlagValues extends ProfileSourceFlagValues {
+  instance?: string | undefined
+  'price-per-hour'?: string | undefined
+}
+
+export function parsePrice(text: string | undefined): number | null {
+  if (text === undefined) return null
+  const value = Number(text.replace(/^\$/, ''))
+  if (!Number.isFinite(value) || value < 0) {
+    throw new RigfitError('usage', 'E_BAD_PRICE', `--price-per-hour "${text}" is not a price.`, {
+      suggestion: 'Pass a number, e.g. --price-per-hour 2.49.',
+    })
+  }
+  return value
+}
+
+/** The per-hour price: --price-per-hour, else the --instance preset's list price, else null. */
+export function pricePerHour(flags: InstanceFlagValues): number | null {
+  const explicit = parsePrice(flags['price-per-hour'])
+  if (explicit !== null) return explicit
+  return flags.instance ? (findCloudPreset(flags.instance)?.pricePerHour ?? null) : null
+}
+
+/** The profile to plan for: a cloud preset (--instance), else what `resolveProfile` gives. */
+export async function resolvePlanningProfile(command: Command, flags: InstanceFlagValues): Promise<HardwareProfile> {
+  if (!flags.instance) return resolveProfile(command, flags)
+  const preset = findCloudPreset(flags.instance)
+  if (!preset) {
+    throw new RigfitError('usage', 'E_UNKNOWN_INSTANCE', `No cloud preset named "${flags.instance}".`, {
+      suggestion: `Known presets: ${CLOUD_PRESETS.map((p) => p.id).join(', ')}. Or describe the machine with --gpu NAME --gpus N.`,
+    })
+  }
+  const catalog = await loadAllCatalogEntries(command)
+  const profile = whatIfProfile({ gpu: preset.gpu, gpus: flags.gpus ?? preset.gpus, ramGiB: preset.ramGiB }, catalog)
+  return {
+    ...profile,
+    overrides: [...profile.overrides, `instance=${preset.id}`],
+    cpu: { ...profile.cpu, physicalCores: preset.vcpus / 2, logicalCores: preset.vcpus, usableCores: preset.vcpus },
+    interconnect: {
+      kind: preset.gpus > 1 ? (preset.interconnect === 'nvlink' ? 'nvlink' : 'pcie') : 'none',
+      links: profile.interconnect.links,
+    },
+  }
+}

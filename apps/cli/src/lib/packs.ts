@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { Command, Config } from '@oclif/core'
+import {
+  displayPath,
+  type LoadedPack,
+  loadCorePack,
+  loadPackPath,
+  loadPacksIn,
+  type PackProblem,
+  RigfitError,
+  uniquePacks,
+} from '@rigfit/core'
+
+export type { LoadedPack, PackProblem }
+
+/** What a plugin's `rigfit:packs` hook returns: its pack's name and the folder holding pack.json. */
+export interface PackHookResult {
+  name: string
+  root: string
+}
+
+declare module '@oclif/core' {
+  interface Hooks {
+    'rigfit:packs': { options: Record<string, never>; return: PackHookResult }
+  }
+}
+
+export interface PluginPackRoot extends PackHookResult {
+  /** The oclif plugin that answered the hook. */
+  plugin: string
+}
+
+export interface PacksLoad {
+  packs: LoadedPack[]
+  problems: PackProblem[]
+}
+
+const HOOK_TIMEOUT_MS = 5000
+const rootsByConfig = new WeakMap<Config, Promise<{ roots: PluginPackRoot[]; problems: PackProblem[] }>>()
+const packsByKey = new Map<string, Promise<PacksLoad>>()
+
+/**
+ * The pack folders the installed plugins announce through the `rigfit:packs` hook, asked once per process.
+ * A plugin whose hook fails or answers nonsense is reported and skipped.
+ */
+export function pluginPackRoots(command: Command): Promise<{ roots: PluginPackRoot[]; problems: PackProblem[] }> {
+  const config = command.config
+  let pending = rootsByConfig.get(config)
+  if (!pending) {
+    pending = askPlugins(config)
+    rootsByConfig.set(config, pending)
+  }
+  return pending
+}
+
+async function askPlugins(config: Config): Promise<{ roots: PluginPackRoot[]; problems: PackProblem[] }> {
+  const answer = await config.runHook('rigfit:packs', {}, HOOK_TIMEOUT_MS, true)
+  const roots: PluginPackRoot[] = []
+  const problems: PackProblem[] = []
+  for (const { plugin, result } of answer.successes) {
+    if (result === undefined || result === null) continue
+    if (typeof result.name !== 'string' || typeof result.root !== 'string') {
+      problems.push(pluginProblem(plugin.name, plugin.root, 'its rigfit:packs hook must return { name, root } (two strings)'))
+      continue
+    }
+    roots.push({ name: result.name, root: resolve(plugin.root, result.root), plugin: plugin.name })
+  }
+  for (const { plugin, error } of answer.failures) {
+    problems.push(pluginProblem(plugin.name, plugin.root, `its rigfit:packs hook failed: ${error.message}`))
+  }
+  roots.sort((a, b) => (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0))
+  return { roots, problems }
+}
+
+function pluginProblem(plugin: string, root: string, message: string): PackProblem {
+  return { code: 'E_PACK_PLUGIN', pack: null, file: displayPath(root), ruleId: null, path: '$', message: `plugin ${plugin}: ${message}` }
+}
+
+/** The user's own packs: `<oclif configDir>/rules` (on Linux $XDG_CONFIG_HOME/rigfit/rules). */
+export function userRulesDir(command: Command): string {
+  return join(command.config.configDir, 'rules')
+}
+
+/**
+ * Every rule pack in force: the core defaults, each installed plugin's pack, the user's packs in the config
+ * folder, and `--rules DIR`. A broken pack is reported in `problems` and left out; the others load. Loaded
+ * once per process and folder, so every plan of a run shares one set of packs (and one rules engine).
+ */
+export function loadAllPacks(command: Command, opts: { rulesDir?: string } = {}): Promise<PacksLoad> {
+  const rulesDir = opts.rulesDir === undefined ? undefined : resolve(opts.rulesDir)
+  if (rulesDir !== undefined && !existsSync(rulesDir)) {
+    return Promise.reject(
+      new RigfitError('input', 'E_RULES_DIR', `--rules ${opts.rulesDir}: no such file or directory`, {
+        suggestion: 'Point --rules at a pack folder (with pack.json), a single-file pack, or a folder of packs.',
+      }),
+    )
+  }
+  const key = `${command.config.configDir}\u0000${rulesDir ?? ''}`
+  let pending = packsByKey.get(key)
+  if (!pending) {
+    pending = collectPacks(command, rulesDir)
+    packsByKey.set(key, pending)
+  }
+  return pending
+}
+
+async function collectPacks(command: Command, rulesDir: string | undefined): Promise<PacksLoad> {
+  const all: LoadedPack[] = [loadCorePack()]
+  const { roots, problems } = await pluginPackRoots(command)
+  const found = [...problems]
+  for (const root of roots) {
+    const result = loadPackPath(root.root, { layer: 'vendor', kind: 'plugin', plugin: root.plugin })
+    if (result.pack) all.push(result.pack)
+    found.push(...result.problems)
+  }
+  for (const dir of [userRulesDir(command), ...(rulesDir === undefined ? [] : [rulesDir])]) {
+    const result = loadPacksIn(dir, { layer: 'user', kind: 'user' })
+    all.push(...result.packs)
+    found.push(...result.problems)
+  }
+  const unique = uniquePacks(all)
+  return { packs: unique.packs, problems: [...found, ...unique.problems] }
+}
+
+/** One line per problem: file, rule and JSON path, then what is wrong. */
+export function formatProblem(problem: PackProblem): string {
+  const rule = problem.ruleId ? ` rule "${problem.ruleId}"` : ''
+  const where = problem.path === '$' ? '' : ` at ${problem.path}`
+  return `${problem.file}:${rule}${where}: ${problem.message}`
+}

@@ -1,0 +1,115 @@
+import type { EstimateInput, EstimateResult } from '@rigfit/core'
+
+export interface Paint {
+  bold: (text: string) => string
+  dim: (text: string) => string
+  good: (text: string) => string
+  bad: (text: string) => string
+}
+
+const GIB = 2 ** 30
+const gib = (bytes: number) => `${(bytes / GIB).toFixed(2)} GiB`
+const count = (n: number) =>
+  n >= 1e9
+    ? `${(n / 1e9).toFixed(2)}B`
+    : n >= 1e6
+      ? `${(n / 1e6).toFixed(1)}M`
+      : n >= 1e3
+        ? `${(n / 1e3).toFixed(1)}K`
+        : String(n)
+const number = (n: number) => Math.round(n).toLocaleString('en-US')
+
+const TERMS: [keyof EstimateResult['perDevice'], string][] = [
+  ['weights', 'weights'],
+  ['gradients', 'gradients'],
+  ['optimizer', 'optimizer states'],
+  ['activations', 'activations'],
+  ['logits', 'logits and loss'],
+  ['other', 'other (buffers, temporaries)'],
+]
+
+function settingsLine(input: EstimateInput): string {
+  const parts = [
+    `seq ${input.seq}`,
+    `micro-batch ${input.microBatch}`,
+    `accumulation ${input.gradAccum}`,
+    input.precision,
+    input.optimizer,
+    `${input.attention} attention`,
+  ]
+  if (input.gradCheckpointing) parts.push('gradient checkpointing')
+  parts.push(`${input.gpus} GPU${input.gpus === 1 ? '' : 's'}`)
+  if (input.sharding !== 'none') parts.push(input.sharding)
+  if (input.offload !== 'none') parts.push(`offload ${input.offload}`)
+  if (input.lora) parts.push(`LoRA r=${input.lora.rank} on ${input.lora.targets.join(',')}`)
+  if (input.quant !== 'none') parts.push(`${input.quant} base`)
+  return parts.join(' · ')
+}
+
+/** The readable breakdown: terms with the largest marked, the peak, what nvidia-smi would show, speed, verdict. */
+export function renderEstimate(
+  input: EstimateInput,
+  result: EstimateResult,
+  paint: Paint,
+  warnings: string[] = [],
+): string {
+  const lines: string[] = []
+  const { model } = input
+  lines.push(`${paint.bold('Model')}     ${model.id}${model.name !== model.id ? ` (${model.name})` : ''}`)
+  lines.push(
+    `          ${count(result.params.total)} parameters, ${count(result.params.trainable)} trainable · ${model.layers} layers × ${model.hidden} hidden`,
+  )
+  lines.push(`${paint.bold('Settings')}  ${settingsLine(input)}`)
+  if (input.device)
+    lines.push(`${paint.bold('Device')}    ${input.device.name} (${gib(input.device.vramBytes)})`)
+  else if (result.capacity !== null)
+    lines.push(`${paint.bold('Device')}    ${gib(result.capacity)} of memory`)
+  lines.push('')
+
+  const d = result.perDevice
+  const largest = TERMS.reduce((best, term) => (d[term[0]] > d[best[0]] ? term : best))
+  lines.push(paint.bold('Memory per device'))
+  for (const [key, label] of TERMS) {
+    const mark = key === largest[0] ? paint.bold('  ◀ largest') : ''
+    lines.push(`  ${label.padEnd(30)} ${gib(d[key]).padStart(12)}${mark}`)
+  }
+  const phase = result.peakPhase === 'backward' ? 'at the start of backward' : 'at the optimizer step'
+  lines.push(`  ${'─'.repeat(43)}`)
+  lines.push(`  ${'peak allocated'.padEnd(30)} ${gib(d.peakAllocated).padStart(12)}  ${paint.dim(phase)}`)
+  lines.push(`  ${'reserved by the allocator'.padEnd(30)} ${gib(d.reserved).padStart(12)}`)
+  lines.push(`  ${'CUDA context'.padEnd(30)} ${gib(d.cudaContext).padStart(12)}`)
+  lines.push(
+    `  ${paint.bold('total (as nvidia-smi shows)'.padEnd(30))} ${paint.bold(gib(d.total).padStart(12))}`,
+  )
+  if (result.host.total > 0)
+    lines.push(`  ${'host RAM for offloaded state'.padEnd(30)} ${gib(result.host.total).padStart(12)}`)
+
+  if (result.throughput) {
+    const t = result.throughput
+    lines.push('')
+    const perGpu = input.gpus > 1 ? ` (${number(t.tokensPerSecondPerDevice)} per GPU)` : ''
+    lines.push(
+      `${paint.bold('Speed')}     ${number(t.tokensPerSecond)} tokens/s${perGpu} · step ${t.stepSeconds.toFixed(t.stepSeconds < 10 ? 3 : 1)} s · MFU ${(t.mfu * 100).toFixed(0)}%`,
+    )
+  }
+
+  for (const warning of warnings) lines.push(`${paint.dim('Note:')} ${warning}`)
+  lines.push('')
+  lines.push(verdict(result, paint))
+  return `${lines.join('\n')}\n`
+}
+
+function verdict(result: EstimateResult, paint: Paint): string {
+  const total = result.perDevice.total
+  if (result.capacity === null) {
+    return `Needs ${gib(total)} per device. Pass --gpu or --vram to check the fit.`
+  }
+  const headroom = result.capacity - total
+  if (result.fits) {
+    const share = ((headroom / result.capacity) * 100).toFixed(0)
+    return paint.good(
+      `✓ Fits: ${gib(total)} of ${gib(result.capacity)}, ${gib(headroom)} headroom (${share}%).`,
+    )
+  }
+  return paint.bad(`✗ Does not fit: needs ${gib(total)} of ${gib(result.capacity)} (${gib(-headroom)} over).`)
+}

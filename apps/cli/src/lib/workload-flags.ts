@@ -1,0 +1,72 @@
+import { Flags } from '@oclif/core'
+import {
+  parseDurationHours,
+  parseSizeBytes,
+  resolveModel,
+  RigfitError,
+  type Workload,
+  WORKLOAD_SCHEMA_VERSION,
+} from '@rigfit/core'
+
+/** Flags that describe what the user wants to train, shared by `analyze` and `plan`. */
+export const workloadFlags = {
+  model: Flags.string({
+    description:
+      'Fine-tune this model: a catalog id (rigfit estimate --help lists them) or a path to a Hugging Face config.json. Without it, plans pretrain a generated model from scratch.',
+    helpGroup: 'WORKLOAD',
+  }),
+  method: Flags.string({
+    description: 'Fine-tuning method; auto lets each mode pick the one that fits.',
+    options: ['auto', 'full', 'lora', 'qlora'],
+    default: 'auto',
+    helpGroup: 'WORKLOAD',
+  }),
+  seq: Flags.integer({ description: 'Sequence length (default: the mode chooses).', min: 16, helpGroup: 'WORKLOAD' }),
+  'target-batch': Flags.integer({
+    description: 'Target effective batch in sequences, held constant across hardware (micro-batch x accumulation x GPUs x nodes).',
+    min: 1,
+    helpGroup: 'WORKLOAD',
+  }),
+  'time-budget': Flags.string({ description: 'Wall-clock budget that bounds the token budget: 90m, 6h, 2d.', helpGroup: 'WORKLOAD' }),
+  'dataset-size': Flags.string({ description: 'Size of the training text, e.g. 20GB (fine-tuning: one epoch of it).', helpGroup: 'WORKLOAD' }),
+  'frozen-model': Flags.string({
+    description: 'A frozen model that shares the GPUs with the trained one (repeat for several).',
+    multiple: true,
+    helpGroup: 'WORKLOAD',
+  }),
+  nodes: Flags.integer({ description: 'Machines of this kind the job runs on.', min: 1, default: 1, helpGroup: 'WORKLOAD' }),
+}
+
+export interface WorkloadFlagValues {
+  model?: string
+  method: string
+  seq?: number
+  'target-batch'?: number
+  'time-budget'?: string
+  'dataset-size'?: string
+  'frozen-model'?: string[]
+  nodes: number
+}
+
+/** Builds the Workload the planner works from, resolving model ids and config paths. */
+export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Workload> {
+  const model = flags.model ? await resolveModel(flags.model) : null
+  if (!model && flags.method !== 'auto') {
+    throw new RigfitError('usage', 'E_METHOD_WITHOUT_MODEL', `--method ${flags.method} needs a model to fine-tune.`, {
+      suggestion: 'Add --model <catalog id | config.json>, or drop --method to pretrain from scratch.',
+    })
+  }
+  const frozenModels = await Promise.all((flags['frozen-model'] ?? []).map((id) => resolveModel(id)))
+  return {
+    schemaVersion: WORKLOAD_SCHEMA_VERSION,
+    kind: model ? 'finetune' : 'pretrain',
+    model,
+    method: flags.method as Workload['method'],
+    frozenModels,
+    datasetBytes: flags['dataset-size'] ? parseSizeBytes(flags['dataset-size']) : null,
+    timeBudgetHours: flags['time-budget'] ? parseDurationHours(flags['time-budget']) : null,
+    targetEffectiveBatch: flags['target-batch'] ?? null,
+    seq: flags.seq ?? null,
+    nodes: flags.nodes,
+  }
+}

@@ -1,0 +1,143 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const cli = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const require = createRequire(import.meta.url)
+const machinesDir = dirname(require.resolve('@rigfit/core/fixtures/machines/vm-2core-xeon.json'))
+const machines = readdirSync(machinesDir).filter((file) => file.endsWith('.json')).sort()
+
+function rigfit(args: string[], cwd?: string) {
+  const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd, env: { ...process.env, NO_COLOR: '1' } })
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+function json(args: string[]) {
+  const result = rigfit([...args, '--json'])
+  expect(result.stderr).not.toMatch(/Error/)
+  expect(result.status).toBe(0)
+  return JSON.parse(result.stdout)
+}
+
+/** The parts of a plan a reader checks: stable across runs, rounded so that tiny model changes show as diffs. */
+function summary(plan: Record<string, any>) {
+  const s = plan.settings
+  return {
+    model: `${Math.round(plan.params.total / 1e6)}M ${plan.model.layers}x${plan.model.hidden}`,
+    method: s.method,
+    device: `${s.device} x${s.gpus} ${s.strategy} ${s.backend}`,
+    batch: `${s.microBatch} x ${s.gradAccum} = ${s.effectiveBatch} @ ${s.seq}`,
+    precision: `${s.precision}${s.tf32 ? ' tf32' : ''}`,
+    memory: `${s.gradCheckpointing ? 'ckpt ' : ''}${s.sharding} ${s.offload} ${s.attention} ${Math.round(plan.memory.usedFraction * 100)}% of ${(plan.memory.capacityBytes / 2 ** 30).toFixed(1)} GiB`,
+    runtime: `compile ${s.compile.enabled ? s.compile.mode : 'off'}, ${s.dataloader.workers} workers, pin ${s.dataloader.pinMemory}`,
+  }
+}
+
+describe('rigfit analyze: three plans for each fixture machine', () => {
+  for (const file of machines) {
+    it(`${file.replace(/\.json$/, '')}`, () => {
+      const out = json(['analyze', '--from', join(machinesDir, file)])
+      const plans = out.plans as Record<string, any>
+      const modes = ['conservative', 'balanced', 'extreme'] as const
+      for (const mode of modes) {
+        const plan = plans[mode]
+        expect(plan.mode).toBe(mode)
+        // Every plan fits its device by the estimator, within the mode's budget.
+        expect(plan.memory.perDevice.total).toBeLessThanOrEqual(plan.memory.capacityBytes * plan.memory.budgetFraction)
+        // A reader can see why each setting was chosen.
+        for (const setting of ['precision', 'microBatch', 'seq', 'compile']) {
+          expect(plan.trace.some((entry: { setting: string }) => entry.setting === setting)).toBe(true)
+        }
+      }
+      const memory = modes.map((mode) => plans[mode].memory.perDevice.total)
+      expect(memory[0]).toBeLessThanOrEqual(memory[1])
+      expect(memory[1]).toBeLessThanOrEqual(memory[2])
+      expect(out.score.score).toBeGreaterThanOrEqual(0)
+      expect(out.score.score).toBeLessThanOrEqual(10)
+      expect(Object.fromEntries(modes.map((mode) => [mode, summary(plans[mode])]))).toMatchSnapshot()
+    })
+  }
+})
+
+describe('rigfit analyze and plan on this machine and what-if hardware', () => {
+  it('analyze on this machine plans CPU training with honest times and says no GPU was found', () => {
+    const out = json(['analyze'])
+    expect(out.profile.gpus).toEqual([])
+    for (const mode of ['conservative', 'balanced', 'extreme']) {
+      expect(out.plans[mode].settings.device).toBe('cpu')
+      expect(out.plans[mode].time.totalHours).toBeGreaterThan(0)
+    }
+    const human = rigfit(['analyze'])
+    expect(human.status).toBe(0)
+    expect(human.stdout).toMatch(/GPU: none found/)
+    expect(human.stdout).toMatch(/CONSERVATIVE\s+BALANCED\s+EXTREME/)
+  })
+
+  it('plan --gpu "RTX 3060 12GB" --gpus 2 plans for hardware this machine does not have', () => {
+    const plan = json(['plan', '--mode', 'extreme', '--gpu', 'RTX 3060 12GB', '--gpus', '2'])
+    expect(plan.hardware.gpus).toBe(2)
+    expect(plan.hardware.gpuName).toMatch(/3060/)
+    expect(plan.settings.backend).toBe('nccl')
+    expect(plan.settings.precision).toBe('bf16-mixed')
+  })
+
+  it('plan --instance uses the cloud preset and prices the run', () => {
+    const plan = json(['plan', '--mode', 'balanced', '--instance', 'p4d.24xlarge'])
+    expect(plan.hardware.gpus).toBe(8)
+    expect(plan.hardware.gpuName).toMatch(/A100/)
+    const human = rigfit(['plan', '--mode', 'balanced', '--instance', 'p4d.24xlarge'])
+    expect(human.stdout).toMatch(/Cost: \d+\.\d\d at 32.77\/h/)
+  })
+
+  it('plan --recommend ranks hardware that finishes within the budget', () => {
+    const out = json(['plan', '--model', 'gpt2', '--time-budget', '2h', '--dataset-size', '200MB', '--recommend'])
+    expect(out.ranked.length).toBeGreaterThan(0)
+    const hours = out.ranked.map((r: { hours: number }) => r.hours)
+    expect(hours).toEqual([...hours].sort((a, b) => a - b))
+    expect(hours.every((h: number) => h <= 2)).toBe(true)
+    expect(out.ranked.some((r: { kind: string }) => r.kind === 'cloud')).toBe(true)
+  })
+
+  it('plan --model-type resnet18 applies the AUTO heuristic and says it is one', () => {
+    const out = json(['plan', '--model-type', 'resnet18', '--gpu', 'H100', '--target-batch', '512'])
+    expect(out.heuristic).toBe(true)
+    expect(out.note).toMatch(/heuristic/)
+    expect(out.microBatch * out.gradAccum).toBe(512)
+  })
+
+  it('refuses bad input with a code, a suggestion and distinct exit codes', () => {
+    const unknownGpu = rigfit(['plan', '--gpu', 'Voodoo 5 6000'])
+    expect(unknownGpu.status).toBe(3)
+    expect(unknownGpu.stderr).toMatch(/Voodoo 5 6000/)
+    expect(unknownGpu.stderr).toMatch(/Suggestion:/)
+    const badDuration = rigfit(['plan', '--time-budget', 'soon'])
+    expect(badDuration.status).toBe(2)
+    expect(badDuration.stderr).toMatch(/--time-budget "soon"/)
+    const recommendWithoutBudget = rigfit(['plan', '--recommend', '--json'])
+    expect(recommendWithoutBudget.status).toBe(2)
+    expect(JSON.parse(recommendWithoutBudget.stdout).error.code).toBe('E_RECOMMEND_NEEDS_BUDGET')
+    const tooBig = rigfit(['plan', '--mode', 'conservative', '--gpu', 'T4', '--model', 'llama-2-70b', '--method', 'full'])
+    expect(tooBig.status).toBe(10)
+    expect(tooBig.stderr).toMatch(/No conservative configuration fits/)
+  })
+
+  it('analyze --generate-configs writes each plan and its configs, and never overwrites without --force', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rigfit-configs-'))
+    const out = join(dir, 'configs')
+    const first = rigfit(['analyze', '--generate-configs', '--out', out])
+    expect(first.status).toBe(0)
+    for (const mode of ['conservative', 'balanced', 'extreme']) {
+      expect(existsSync(join(out, mode))).toBe(true)
+    }
+    const planFile = readdirSync(join(out, 'balanced')).find((name) => name.endsWith('.json'))
+    expect(planFile).toBeDefined()
+    const before = readFileSync(join(out, 'balanced', planFile as string), 'utf8')
+    const second = rigfit(['analyze', '--generate-configs', '--out', out])
+    expect(second.status).toBe(8)
+    expect(readFileSync(join(out, 'balanced', planFile as string), 'utf8')).toBe(before)
+    expect(rigfit(['analyze', '--generate-configs', '--out', out, '--force']).status).toBe(0)
+  })
+})

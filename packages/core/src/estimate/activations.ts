@@ -1,0 +1,97 @@
+import type { Attention, LoraSpec, ModelSpec } from '../schemas/index.js'
+import { EAGER_SOFTMAX_BYTES, RMSNORM_SAVED_BYTES } from './constants.js'
+
+/** Which linear layers of a block have trainable inputs to keep, and how activations are stored. */
+export interface ActivationContext {
+  /** Bytes per activation element (2 for 16-bit and mixed precision, 4 for fp32). */
+  elementBytes: number
+  /** Bytes per element of the residual stream (fp32 under autocast: 16-bit branch outputs add to fp32 embeddings). */
+  residualBytes: number
+  attention: Attention
+  /** The base weights train (full fine-tuning or pretraining). */
+  fullTraining: boolean
+  lora: Pick<LoraSpec, 'targets' | 'dropout'> | null
+}
+
+type Target = LoraSpec['targets'][number]
+
+/** Does backward need the input of this linear layer? Only when its weight (or its LoRA adapter) trains. */
+function needsInput(ctx: ActivationContext, target: Target): boolean {
+  if (ctx.fullTraining) return true
+  return ctx.lora !== null && ctx.lora.dropout === 0 && ctx.lora.targets.includes(target)
+}
+
+/** PEFT gives each adapted layer its own dropout: a dropped copy of the input and a one-byte mask per element. */
+function loraDropoutBytes(ctx: ActivationContext, target: Target, width: number): number {
+  if (!ctx.lora || ctx.lora.dropout === 0 || !ctx.lora.targets.includes(target)) return 0
+  return width * (ctx.elementBytes + 1)
+}
+
+function normBytes(spec: ModelSpec, ctx: ActivationContext): number {
+  return spec.norm === 'rmsnorm' ? Math.max(RMSNORM_SAVED_BYTES, ctx.residualBytes) : ctx.residualBytes
+}
+
+/**
+ * Bytes one transformer block keeps for backward, per token of the micro-batch (eager attention adds a term
+ * that grows with the sequence: heads x seq score bytes per token). Generalises Korthikanti et al. 2022 (sbh(34 + 5as/h) for a GPT block
+ * in 16-bit with dropout) to GQA, gated MLPs, experts, fp32 norms, dropout settings and frozen layers: a frozen
+ * linear layer needs its weight, not its input, for backward.
+ */
+export function blockActivationBytes(spec: ModelSpec, ctx: ActivationContext, seq: number): number {
+  const e = ctx.elementBytes
+  const h = spec.hidden
+  const qd = spec.heads * spec.headDim
+  const kvd = spec.kvHeads * spec.headDim
+  const f = spec.ffn
+  const topK = spec.experts?.topK ?? 1
+  const mask = spec.hiddenDropout > 0 ? 1 : 0
+
+  // Two norm inputs (pre-norm: the residual stream; post-norm BERT: the sum before the norm).
+  let perToken = 2 * h * normBytes(spec, ctx)
+
+  // Attention block.
+  if (needsInput(ctx, 'q') || needsInput(ctx, 'k') || needsInput(ctx, 'v')) perToken += h * e
+  perToken += loraDropoutBytes(ctx, 'q', h) + loraDropoutBytes(ctx, 'k', h) + loraDropoutBytes(ctx, 'v', h)
+  if (ctx.attention === 'eager') {
+    // Q, K and V for the two batched matmuls; Hugging Face's repeat_kv expands K and V to every query head.
+    perToken += 3 * qd * e
+    const probs = spec.attentionDropout > 0 ? 1 + e : e === EAGER_SOFTMAX_BYTES ? 0 : e
+    perToken += spec.heads * seq * (EAGER_SOFTMAX_BYTES + probs)
+    if (needsInput(ctx, 'o')) perToken += qd * e
+  } else {
+    // Fused kernels keep Q, K, V, the output (which o_proj shares) and an fp32 log-sum-exp per head.
+    perToken += 2 * qd * e + 2 * kvd * e + spec.heads * 4
+  }
+  perToken += loraDropoutBytes(ctx, 'o', qd)
+  perToken += mask * h
+
+  // MLP block; with experts every token visits topK of them.
+  const gatedOrUp =
+    spec.mlp === 'gelu' ? needsInput(ctx, 'up') : needsInput(ctx, 'gate') || needsInput(ctx, 'up')
+  if (gatedOrUp) perToken += topK * h * e
+  perToken += topK * (loraDropoutBytes(ctx, 'gate', h) + loraDropoutBytes(ctx, 'up', h))
+  // GELU keeps its input; a gated MLP keeps the gate, its activation and the up projection for the product.
+  perToken += topK * f * e * (spec.mlp === 'gelu' ? 1 : 3)
+  if (needsInput(ctx, 'down')) perToken += topK * f * e
+  perToken += topK * loraDropoutBytes(ctx, 'down', f)
+  if (spec.experts) {
+    // Router softmax in fp32, and each expert output kept for its routing-weight product.
+    perToken += spec.experts.count * 4 + topK * h * e
+  }
+  perToken += mask * h
+  return perToken
+}
+
+/**
+ * The largest transient a block's backward allocates, per token: the gradients of the MLP's
+ * widest intermediates, or of the attention scores under eager attention, plus the fp32 gradient of the residual
+ * stream flowing through.
+ */
+export function blockBackwardWorkspace(spec: ModelSpec, ctx: ActivationContext, seq: number): number {
+  const e = ctx.elementBytes
+  const topK = spec.experts?.topK ?? 1
+  const mlp = 2 * topK * spec.ffn * e
+  const attention =
+    3 * spec.heads * spec.headDim * e + (ctx.attention === 'eager' ? spec.heads * seq * (4 + e) : 0)
+  return Math.max(mlp, attention) + spec.hidden * ctx.residualBytes
+}

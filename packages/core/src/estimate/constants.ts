@@ -1,0 +1,86 @@
+/**
+ * The memory and speed model's global constants. The model is a formula of architecture and settings; these are
+ * the only numbers in it that are not architecture or settings, and each says where it comes from.
+ */
+
+/**
+ * Bytes kept per attention-probability element by eager attention. PyTorch's autocast runs softmax in fp32 and the
+ * Hugging Face attention implementations upcast it explicitly (`softmax(..., dtype=torch.float32)`), so the softmax
+ * output autograd keeps is fp32 even in 16-bit training. (Megatron's fused softmax keeps 2 bytes, which gives the
+ * 5as/h term of Korthikanti et al. 2022, Table 2; rigfit models the PyTorch eager path.)
+ */
+export const EAGER_SOFTMAX_BYTES = 4
+
+/**
+ * Bytes kept per element by an RMSNorm for backward. The Hugging Face (Llama, Mistral, Qwen2, Gemma, Phi-3) and
+ * LitGPT RMSNorm implementations compute in fp32 (`hidden_states.to(torch.float32)`) and autograd keeps that fp32
+ * input.
+ */
+export const RMSNORM_SAVED_BYTES = 4
+
+/**
+ * fp32 copies of the logits alive at the start of backward, per element: the log-softmax output that
+ * cross-entropy keeps, the dense gradient nll_loss writes, and the gradient of the log-softmax input. Frameworks
+ * upcast logits to fp32 before the loss (Hugging Face `logits.float()`, autocast's fp32 list for log_softmax).
+ */
+export const LOSS_FP32_COPIES = 3
+
+/**
+ * bitsandbytes NF4: 4-bit codes plus one fp32 absmax per 64-weight block (0.0625 B/param); double quantisation
+ * stores those absmax values as 8-bit with one fp32 constant per 256 blocks (Dettmers et al. 2023, QLoRA §3:
+ * 0.5 + 8/64 + 32/(64*256) bits -> 0.127 bits per parameter for the constants).
+ */
+export const NF4_BYTES_PER_PARAM = 0.5 + 1 / 64 + 4 / (64 * 256)
+
+/** LLM.int8(): one byte per weight plus an fp32 scale per output row (negligible per parameter). */
+export const INT8_BYTES_PER_PARAM = 1
+
+/** bitsandbytes 8-bit optimizers: two 8-bit states plus one fp32 absmax per 2048-element block each. */
+export const ADAM_8BIT_BYTES_PER_PARAM = 2 + (2 * 4) / 2048
+
+/**
+ * CUDA context plus the kernels a training step loads, by GPU generation. PyTorch >= 1.13 loads CUDA modules
+ * lazily: a bare context measures 287 MB (pytorch/pytorch#86509, 2022) and "around 400MB" once kernels are used
+ * (pytorch/pytorch#109888, maintainer comment, 2023); 426 MiB on an RTX 6000 Ada with PyTorch 2.10
+ * (unslothai/unsloth-zoo#1053). Hopper images carry larger kernel binaries. Without lazy loading (CUDA < 11.7)
+ * the context exceeds 1 GB (the 1343 MB measured in the Transformers single-GPU guide, v4.21); pass
+ * `cudaContextBytes` for such stacks.
+ */
+export const CUDA_CONTEXT_BYTES = {
+  preAmpere: 400 * 2 ** 20,
+  ampereAda: 450 * 2 ** 20,
+  hopperAndLater: 550 * 2 ** 20,
+  /** ROCm's HIP context, of the same order (no published per-generation figure). */
+  rocm: 450 * 2 ** 20,
+} as const
+
+/**
+ * Extra bytes the caching allocator reserves per byte of memory that is allocated and freed every step
+ * (activations, logits, temporaries): blocks split for one size cannot serve another, so reserved exceeds the
+ * allocated peak. Calibrated on the nvidia-smi figures of the Transformers single-GPU guide (BERT-large, V100),
+ * where reserved minus the persistent state grows 1.2-1.3x as fast as the activations.
+ */
+export const ALLOCATOR_FRAGMENTATION = 0.25
+
+/**
+ * Share of the dense tensor-core (or vector) peak that matrix multiplies reach in training. Calibrated on the
+ * MosaicML llm-foundry throughput tables (MPT 125M-70B on A100/H100, where MFU of 45-64% includes the
+ * memory-bound time modelled separately below); cuBLAS GEMMs of transformer sizes run at 70-80% of peak.
+ */
+export const MATMUL_EFFICIENCY = 0.66
+
+/** Share of the peak memory bandwidth element-wise kernels reach (STREAM-like kernels on A100/H100: 80-90%). */
+export const BANDWIDTH_EFFICIENCY = 0.8
+
+/**
+ * Memory traffic of the element-wise work (norms, activations, softmax, dropout, residual adds, their backward)
+ * per byte of saved activations: each saved byte is written in forward and read in backward, and its gradient
+ * is written and read once more ("Data Movement Is All You Need", Ivanov et al. 2021, counts 3-5 passes).
+ */
+export const ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE = 4
+
+/** Effective host<->device copy rate for offloading (PCIe 4.0 x16 is 32 GB/s per direction; pinned copies reach ~60%). */
+export const PCIE_EFFECTIVE_GBS = 20
+
+/** Rate of an optimizer step on the host (DeepSpeed's CPU Adam is AVX-vectorised and memory-bound: ~20 GB/s of states). */
+export const HOST_OPTIMIZER_GBS = 20

@@ -1,0 +1,256 @@
+import { loraParamsPerLayer, type ModelParts, modelParts } from '../model/params.js'
+import type { EstimateInput, EstimateResult, ModelSpec } from '../schemas/index.js'
+import { type ActivationContext, blockActivationBytes, blockBackwardWorkspace } from './activations.js'
+import {
+  ALLOCATOR_FRAGMENTATION,
+  BANDWIDTH_EFFICIENCY,
+  ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE,
+  HOST_OPTIMIZER_GBS,
+  INT8_BYTES_PER_PARAM,
+  LOSS_FP32_COPIES,
+  MATMUL_EFFICIENCY,
+  NF4_BYTES_PER_PARAM,
+  PCIE_EFFECTIVE_GBS,
+  RMSNORM_SAVED_BYTES,
+} from './constants.js'
+import { cudaContextBytes, devicePeakTflops } from './device.js'
+import { flopsPerToken } from './flops.js'
+import { adafactorStateElements, OPTIMIZER_STEP_TRAFFIC, optimizerStateBytes } from './optimizer.js'
+
+// Parameter counts depend only on the spec; the planner evaluates thousands of settings per spec.
+const partsCache = new WeakMap<ModelSpec, ModelParts>()
+function partsOf(spec: ModelSpec): ModelParts {
+  let parts = partsCache.get(spec)
+  if (!parts) {
+    parts = modelParts(spec)
+    partsCache.set(spec, parts)
+  }
+  return parts
+}
+
+const SHARD_STAGE = { none: 0, zero1: 1, zero2: 2, zero3: 3, fsdp: 3 } as const
+
+/**
+ * Per-device training memory and speed for one configuration. Pure and synchronous; takes the parsed input
+ * (`EstimateInput.parse` fills defaults). Memory terms are each one's largest size during a step;
+ * `peakAllocated` is the largest simultaneous sum, at the start of backward or at the optimizer step.
+ */
+export function estimate(input: EstimateInput): EstimateResult {
+  const spec = input.model
+  const parts = partsOf(spec)
+  const lora = input.lora
+  const gpus = input.gpus
+  const h = spec.hidden
+
+  // Parameters: with adapters the base is frozen and only the adapters train.
+  const adapters = lora ? spec.layers * loraParamsPerLayer(spec, lora) : 0
+  const total = parts.total + adapters
+  const trainable = lora ? adapters : parts.total
+  const fullTraining = lora === null
+
+  // Precision: bytes per trainable weight, gradient, fp32 master copy and optimizer state element.
+  const precision = input.precision
+  const fp32 = precision === 'fp32'
+  const mixed = precision === 'fp16-mixed' || precision === 'bf16-mixed'
+  const e = fp32 ? 4 : 2
+  const residualBytes = mixed || fp32 ? 4 : 2
+  // Without an explicit sharding, offloading is ZeRO-Offload: optimizer on the host, gradients reduced to it.
+  const stage = input.offload !== 'none' && input.sharding === 'none' ? 2 : SHARD_STAGE[input.sharding]
+  const sharded = stage > 0
+  // Sharded mixed precision (DeepSpeed, FSDP) keeps 16-bit working weights and gradients with an fp32 master
+  // copy in the optimizer; autocast keeps the fp32 model and casts per op.
+  const weightBytes = fp32 || (mixed && !sharded) ? 4 : 2
+  const gradBytes = fp32 || (mixed && !sharded) ? 4 : 2
+  const masterBytes = mixed && sharded ? 4 : 0
+  const stateBytes = fp32 || mixed ? 4 : 2
+
+  // Frozen base: 16-bit (or fp32) weights, or quantised linear layers with 16-bit embeddings and norms.
+  const frozenLinear = fullTraining ? 0 : spec.layers * parts.layerLinear
+  const frozenOther = fullTraining ? 0 : parts.total - frozenLinear
+  const frozenElement = fp32 ? 4 : 2
+  const quantBytes =
+    input.quant === 'nf4'
+      ? NF4_BYTES_PER_PARAM
+      : input.quant === 'int8'
+        ? INT8_BYTES_PER_PARAM
+        : frozenElement
+  const frozenBytes = fullTraining ? 0 : frozenLinear * quantBytes + frozenOther * frozenElement
+
+  const offloadOptimizer = input.offload !== 'none'
+  const offloadAll = input.offload === 'all'
+  const weightShard = stage >= 3 ? gpus : 1
+  const gradShard = stage >= 2 ? gpus : 1
+  const optShard = stage >= 1 ? gpus : 1
+
+  const weightsTotal = trainable * weightBytes + frozenBytes
+  const optimizerTotal =
+    optimizerStateBytes(input.optimizer, trainable, stateBytes, () =>
+      adafactorStateElements(spec, lora, total),
+    ) +
+    masterBytes * trainable
+  const weights = offloadAll ? 0 : weightsTotal / weightShard
+  const gradients = (trainable * gradBytes) / gradShard
+  const optimizer = offloadOptimizer ? 0 : optimizerTotal / optShard
+  const host = (offloadOptimizer ? optimizerTotal + 4 * trainable : 0) + (offloadAll ? weightsTotal : 0)
+
+  // DDP keeps its gradient buckets beside the gradients (gradient_as_bucket_view=False, the default).
+  const ddpBuckets = gpus > 1 && stage === 0 ? gradients : 0
+  // Sharded weights are gathered in 16-bit per block: the running block and the prefetched one, plus the
+  // block's unsharded gradients before reduce-scatter, or the embedding when it is larger.
+  const gathered =
+    stage >= 3 || offloadAll
+      ? 2 * Math.max(2 * parts.layer + (fullTraining ? parts.layer : 0), parts.embedding + parts.head)
+      : 0
+  // Autocast casts fp32 weights to 16-bit per matmul and keeps the copies until backward has used them.
+  const autocastCopies =
+    mixed && !sharded ? 2 * (fullTraining ? spec.layers * parts.layerLinear + spec.vocab * h : adapters) : 0
+  // A quantised layer is dequantised to 16-bit for its matmul, one layer at a time.
+  const dequantBuffer =
+    !fullTraining && input.quant !== 'none' ? 2 * Math.max(h * spec.ffn, h * spec.heads * spec.headDim) : 0
+
+  // Activations of the micro-batch.
+  const tokens = input.microBatch * input.seq
+  const ctx: ActivationContext = {
+    elementBytes: e,
+    residualBytes,
+    attention: input.attention,
+    fullTraining,
+    lora,
+  }
+  const block = blockActivationBytes(spec, ctx, input.seq)
+  const keptPerBlock = input.gradCheckpointing ? h * residualBytes : block
+  const normSaved = spec.norm === 'rmsnorm' ? Math.max(RMSNORM_SAVED_BYTES, residualBytes) : residualBytes
+  const lmHead = input.head === 'lm'
+  const edges =
+    (spec.hiddenDropout > 0 ? h : 0) +
+    (spec.kind === 'encoder' ? h * normSaved : h * normSaved + (fullTraining && lmHead ? h * e : 0))
+  const activations = tokens * (spec.layers * keptPerBlock + edges)
+  const workspace =
+    tokens * (blockBackwardWorkspace(spec, ctx, input.seq) + (input.gradCheckpointing ? block : 0))
+
+  // Logits and loss at the start of backward, or one chunk of them under a fused linear cross-entropy.
+  let logits = 0
+  if (lmHead) {
+    const perToken = spec.vocab * (e + 4 * LOSS_FP32_COPIES)
+    if (input.fusedLoss) {
+      // Liger's chunking keeps a chunk about the size of the hidden states (BT / ceil(V / H) tokens) and an
+      // fp32 gradient of the hidden states; the head's weight gradient is already among the gradients.
+      const chunk = Math.min(
+        tokens,
+        2 ** Math.ceil(Math.log2(Math.max(1, tokens / Math.ceil(spec.vocab / h)))),
+      )
+      logits = chunk * perToken + tokens * h * 4
+    } else {
+      logits = tokens * perToken
+    }
+  } else {
+    logits = input.microBatch * h * e * 2
+  }
+
+  // Optimizer-step temporaries.
+  const trainableShard = trainable / optShard
+  const largestTrainable = fullTraining ? parts.largestTensor : lora.rank * Math.max(spec.ffn, h)
+  let stepTemporaries = 0
+  if (!offloadOptimizer) {
+    if (input.optimizer === 'adamw' || input.optimizer === 'sgd-momentum') {
+      stepTemporaries =
+        input.optimizerImpl === 'foreach'
+          ? (input.optimizer === 'adamw' ? stateBytes : 0) * trainableShard
+          : input.optimizerImpl === 'per-tensor'
+            ? 2 * stateBytes * largestTrainable
+            : 0
+    } else if (input.optimizer === 'adafactor') {
+      stepTemporaries = 2 * 4 * largestTrainable
+    }
+  }
+
+  // The two peaks: start of backward (everything saved plus the loss) and the optimizer step.
+  const persistent = weights + optimizer + ddpBuckets
+  const gradsDuringForward = input.gradAccum > 1 ? gradients : 0
+  const backwardExtras = autocastCopies + gathered + dequantBuffer
+  const backwardPeak =
+    persistent + gradsDuringForward + backwardExtras + activations + Math.max(logits, workspace)
+  const stepPeak = persistent + gradients + stepTemporaries
+  const peakAllocated = Math.max(backwardPeak, stepPeak)
+  const churn =
+    backwardPeak >= stepPeak ? backwardExtras + activations + Math.max(logits, workspace) : stepTemporaries
+  const reserved = peakAllocated + ALLOCATOR_FRAGMENTATION * churn
+  const device = input.device
+  const context =
+    input.cudaContextBytes ??
+    (device ? cudaContextBytes(device) : cudaContextBytes({ kind: 'cuda', computeCapability: null }))
+  const totalBytes = reserved + context
+  const other = ddpBuckets + Math.max(backwardExtras + Math.max(0, workspace - logits), stepTemporaries)
+
+  const capacity = device ? device.vramBytes : null
+
+  let throughput: EstimateResult['throughput'] = null
+  let speed: EstimateResult['speed'] = null
+  if (device) {
+    const peakTflops = devicePeakTflops(device, precision, input.tf32)
+    const flopsOpts = { gradCheckpointing: input.gradCheckpointing, lora, head: input.head }
+    const hardwareFlops = flopsPerToken(spec, input.seq, flopsOpts)
+    const modelFlops = input.gradCheckpointing
+      ? flopsPerToken(spec, input.seq, { ...flopsOpts, gradCheckpointing: false })
+      : hardwareFlops
+    const tokensPerStep = tokens * input.gradAccum
+    const efficiency = input.matmulEfficiency ?? MATMUL_EFFICIENCY
+    const matmulSeconds = (tokensPerStep * hardwareFlops) / (peakTflops * 1e12 * efficiency)
+
+    const bandwidth = device.memoryBandwidthGBs * 1e9 * BANDWIDTH_EFFICIENCY
+    const recompute = input.gradCheckpointing ? 4 / 3 : 1
+    // Element-wise work moves every saved byte a few times; weights are read by forward and by each backward
+    // matmul (one fewer for frozen weights); quantised weights are dequantised in every pass that uses them.
+    const elementwise =
+      ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE * (tokens * spec.layers * block * recompute + logits)
+    const matmulWeights = spec.layers * parts.layerActive + (lmHead ? spec.vocab * h : 0)
+    const weightReads = (fullTraining ? 3 : 2) * recompute * matmulWeights * e
+    const dequant =
+      !fullTraining && input.quant !== 'none'
+        ? (input.gradCheckpointing ? 3 : 2) * frozenLinear * (quantBytes + 4)
+        : 0
+    const memorySeconds = (input.gradAccum * (elementwise + weightReads + dequant)) / bandwidth
+
+    const stepTraffic = OPTIMIZER_STEP_TRAFFIC[input.optimizer] * (stateBytes / 4)
+    const optimizerSeconds = offloadOptimizer
+      ? (trainableShard * 2 * gradBytes) / (PCIE_EFFECTIVE_GBS * 1e9) +
+        (trainableShard * OPTIMIZER_STEP_TRAFFIC[input.optimizer]) / (HOST_OPTIMIZER_GBS * 1e9)
+      : (trainableShard * stepTraffic) / bandwidth
+    // Offloaded weights cross PCIe for forward and backward in every micro-batch.
+    const offloadSeconds = offloadAll
+      ? (input.gradAccum * 2 * weightsTotal) / gpus / (PCIE_EFFECTIVE_GBS * 1e9)
+      : 0
+
+    const stepSeconds = matmulSeconds + memorySeconds + optimizerSeconds + offloadSeconds
+    const perDevice = tokensPerStep / stepSeconds
+    throughput = {
+      tokensPerSecond: perDevice * gpus,
+      tokensPerSecondPerDevice: perDevice,
+      stepSeconds,
+      mfu: (perDevice * modelFlops) / (peakTflops * 1e12),
+    }
+    speed = { flopsPerToken: hardwareFlops, peakTflops, computeShare: matmulSeconds / stepSeconds }
+  }
+
+  return {
+    params: { total, trainable, embedding: parts.embedding + parts.head },
+    perDevice: {
+      weights: Math.round(weights),
+      gradients: Math.round(gradients),
+      optimizer: Math.round(optimizer),
+      activations: Math.round(activations),
+      logits: Math.round(logits),
+      other: Math.round(other),
+      peakAllocated: Math.round(peakAllocated),
+      reserved: Math.round(reserved),
+      cudaContext: Math.round(context),
+      total: Math.round(totalBytes),
+    },
+    host: { total: Math.round(host) },
+    fits: capacity === null ? null : totalBytes <= capacity,
+    capacity,
+    throughput,
+    peakPhase: backwardPeak >= stepPeak ? 'backward' : 'optimizer-step',
+    speed,
+  }
+}

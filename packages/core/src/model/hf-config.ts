@@ -1,0 +1,301 @@
+import { RigfitError } from '../errors.js'
+import type { ModelSpec } from '../schemas/model-spec.js'
+
+type Json = Record<string, unknown>
+
+/** What a `model_type` implies that its config.json does not spell out. */
+interface TypeTraits {
+  kind: ModelSpec['kind']
+  mlp: ModelSpec['mlp']
+  norm: ModelSpec['norm']
+  positions: ModelSpec['positions']
+  bias: ModelSpec['bias']
+  /** `tie_word_embeddings` when the config omits it (the model class's default). */
+  tied: boolean
+  /** MLP width when the config omits it, as a multiple of the hidden size. */
+  ffnRatio?: number
+}
+
+const gptLike: TypeTraits = {
+  kind: 'decoder',
+  mlp: 'gelu',
+  norm: 'layernorm',
+  positions: 'learned',
+  bias: 'all',
+  tied: true,
+  ffnRatio: 4,
+}
+const llamaLike: TypeTraits = {
+  kind: 'decoder',
+  mlp: 'swiglu',
+  norm: 'rmsnorm',
+  positions: 'rope',
+  bias: 'none',
+  tied: false,
+}
+
+const TRAITS: Record<string, TypeTraits> = {
+  gpt2: gptLike,
+  gpt_bigcode: gptLike,
+  opt: { ...gptLike, tied: true },
+  gpt_neox: { ...gptLike, positions: 'rope', tied: false },
+  phi: { ...gptLike, positions: 'rope', tied: false },
+  falcon: { ...gptLike, positions: 'rope', bias: 'none', tied: true },
+  mpt: { ...gptLike, bias: 'none' },
+  stablelm: { ...llamaLike, norm: 'layernorm' },
+  starcoder2: { ...gptLike, positions: 'rope', tied: true },
+  llama: llamaLike,
+  mistral: llamaLike,
+  mixtral: llamaLike,
+  olmo: { ...llamaLike, norm: 'layernorm' },
+  olmo2: llamaLike,
+  phi3: llamaLike,
+  qwen2: { ...llamaLike, bias: 'qkv' },
+  qwen3: llamaLike,
+  gemma: { ...llamaLike, mlp: 'geglu', tied: true },
+  gemma2: { ...llamaLike, mlp: 'geglu', tied: true },
+  gemma3_text: { ...llamaLike, mlp: 'geglu', tied: true },
+  bert: { ...gptLike, kind: 'encoder', tied: true, ffnRatio: undefined },
+  roberta: { ...gptLike, kind: 'encoder', tied: true, ffnRatio: undefined },
+}
+
+/** The model types whose conventions rigfit knows; others are read from their fields where possible. */
+export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(TRAITS).sort()
+
+const FIELDS = {
+  hidden: ['hidden_size', 'n_embd', 'd_model', 'dim'],
+  layers: ['num_hidden_layers', 'n_layer', 'n_layers', 'num_layers'],
+  heads: ['num_attention_heads', 'n_head', 'n_heads', 'num_heads'],
+  kvHeads: ['num_key_value_heads', 'num_kv_heads', 'n_head_kv', 'multi_query_group_num'],
+  ffn: ['intermediate_size', 'n_inner', 'ffn_dim', 'ffn_hidden_size', 'd_ff', 'hidden_dim'],
+  vocab: ['vocab_size', 'padded_vocab_size'],
+  maxPositions: ['max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'n_ctx'],
+  experts: ['num_local_experts', 'num_experts', 'n_routed_experts'],
+  topK: ['num_experts_per_tok', 'moe_top_k', 'top_k'],
+  attentionDropout: ['attention_dropout', 'attn_pdrop', 'attention_probs_dropout_prob'],
+  hiddenDropout: ['hidden_dropout', 'resid_pdrop', 'hidden_dropout_prob', 'dropout'],
+} as const
+
+class ConfigReader {
+  constructor(
+    private readonly json: Json,
+    private readonly source: string,
+  ) {}
+
+  fail(field: string, problem: string, suggestion?: string): never {
+    throw new RigfitError('input', 'E_MODEL_CONFIG', `${this.source}: field "${field}" ${problem}`, {
+      suggestion:
+        suggestion ??
+        `Check "${field}" against the model's config.json on the Hugging Face Hub, or pick a catalog model (rigfit estimate --model gpt2).`,
+      details: { field, source: this.source },
+    })
+  }
+
+  /** The first of `names` present in the config, with its name. */
+  private find(names: readonly string[]): [string, unknown] | undefined {
+    for (const name of names) {
+      const value = this.json[name]
+      if (value !== undefined && value !== null) return [name, value]
+    }
+    return undefined
+  }
+
+  positiveInt(names: readonly string[]): number {
+    const found = this.find(names)
+    if (!found) this.fail(names[0] as string, `is missing (looked for ${names.join(', ')})`)
+    return this.checkInt(found[0], found[1])
+  }
+
+  optionalInt(names: readonly string[]): number | undefined {
+    const found = this.find(names)
+    return found ? this.checkInt(found[0], found[1]) : undefined
+  }
+
+  private checkInt(name: string, value: unknown): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+      this.fail(name, `must be a positive integer, got ${JSON.stringify(value)}`)
+    }
+    return value
+  }
+
+  probability(names: readonly string[]): number {
+    const found = this.find(names)
+    if (!found) return 0
+    const [name, value] = found
+    if (typeof value !== 'number' || value < 0 || value > 1)
+      this.fail(name, `must be a number from 0 to 1, got ${JSON.stringify(value)}`)
+    return value
+  }
+
+  flag(name: string): boolean | undefined {
+    const value = this.json[name]
+    if (value === undefined || value === null) return undefined
+    if (typeof value !== 'boolean') this.fail(name, `must be true or false, got ${JSON.stringify(value)}`)
+    return value
+  }
+
+  string(name: string): string | undefined {
+    const value = this.json[name]
+    if (value === undefined || value === null) return undefined
+    if (typeof value !== 'string') this.fail(name, `must be a string, got ${JSON.stringify(value)}`)
+    return value
+  }
+
+  has(name: string): boolean {
+    return this.json[name] !== undefined && this.json[name] !== null
+  }
+
+  object(name: string): Json | undefined {
+    const value = this.json[name]
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined
+  }
+}
+
+/** Traits of a model type rigfit does not know, read from the fields every config carries. */
+function inferTraits(reader: ConfigReader, modelType: string): TypeTraits {
+  const act =
+    reader.string('hidden_act') ?? reader.string('hidden_activation') ?? reader.string('activation_function')
+  if (act === undefined) {
+    reader.fail(
+      'hidden_act',
+      `is missing and model_type "${modelType}" is not one rigfit knows, so the MLP kind cannot be told`,
+      `Add "hidden_act" to the config, or use one of the known model types: ${SUPPORTED_MODEL_TYPES.join(', ')}.`,
+    )
+  }
+  const norm = reader.has('rms_norm_eps')
+    ? 'rmsnorm'
+    : reader.has('layer_norm_eps') || reader.has('layer_norm_epsilon')
+      ? 'layernorm'
+      : undefined
+  if (norm === undefined) {
+    reader.fail(
+      'rms_norm_eps',
+      `(or "layer_norm_eps") is missing and model_type "${modelType}" is not one rigfit knows, so the norm kind cannot be told`,
+    )
+  }
+  const rope =
+    reader.has('rope_theta') ||
+    reader.has('rotary_pct') ||
+    reader.has('rope_scaling') ||
+    reader.has('partial_rotary_factor')
+  return {
+    kind: reader.flag('is_decoder') === false ? 'encoder' : 'decoder',
+    mlp: /silu|swish/.test(act) ? 'swiglu' : 'gelu',
+    norm,
+    positions: rope ? 'rope' : 'learned',
+    bias: 'none',
+    tied: true,
+  }
+}
+
+/** Which linear layers carry biases: the family default unless the config's own flags say otherwise. */
+function biasOf(reader: ConfigReader, modelType: string, fallback: ModelSpec['bias']): ModelSpec['bias'] {
+  if (modelType === 'mpt') return reader.flag('no_bias') === false ? 'all' : 'none'
+  const all = reader.flag('bias') ?? reader.flag('use_bias')
+  if (all !== undefined) return all ? 'all' : 'none'
+  if (reader.flag('attention_bias') === true && fallback === 'none') return 'qkv'
+  return fallback
+}
+
+/**
+ * A ModelSpec from a Hugging Face config.json object. Field names differ by model_type (n_embd / hidden_size,
+ * n_layer / num_hidden_layers, n_inner / intermediate_size, multi_query, num_local_experts, ...); a missing or
+ * unusable field is a RigfitError naming it. `source` names the file in messages and becomes the spec's id.
+ */
+export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new RigfitError('input', 'E_MODEL_CONFIG', `${source}: a model config must be a JSON object`, {
+      suggestion: 'Pass the config.json of a Hugging Face model (the file next to its weights).',
+    })
+  }
+  let config = json as Json
+  // Multimodal wrappers (Gemma 3, LLaVA, ...) keep the language model's numbers in text_config.
+  const text = new ConfigReader(config, source).object('text_config')
+  if (text && !FIELDS.hidden.some((name) => name in config))
+    config = { ...text, model_type: text.model_type ?? config.model_type }
+  const reader: ConfigReader = new ConfigReader(config, source)
+
+  const modelType = reader.string('model_type')
+  if (modelType === undefined) {
+    reader.fail(
+      'model_type',
+      'is missing',
+      `Add "model_type" (one of ${SUPPORTED_MODEL_TYPES.join(', ')}) to the config.`,
+    )
+  }
+  if (/moe/.test(modelType)) {
+    reader.fail(
+      'model_type',
+      `"${modelType}" uses shared experts, which rigfit does not model`,
+      'Mixtral-style experts (model_type mixtral) are supported.',
+    )
+  }
+  const traits = TRAITS[modelType] ?? inferTraits(reader, modelType)
+
+  const hidden = reader.positiveInt(FIELDS.hidden)
+  const layers = reader.positiveInt(FIELDS.layers)
+  const heads = reader.positiveInt(FIELDS.heads)
+  const explicitHeadDim = reader.optionalInt(['head_dim', 'kv_channels'])
+  if (explicitHeadDim === undefined && hidden % heads !== 0) {
+    reader.fail(
+      FIELDS.heads.find((n) => reader.has(n)) ?? 'num_attention_heads',
+      `(${heads}) does not divide the hidden size ${hidden} and no "head_dim" is given`,
+    )
+  }
+  const headDim = explicitHeadDim ?? hidden / heads
+
+  // gpt_bigcode and Falcon-7B say `multi_query: true` instead of giving a key/value head count.
+  const kvHeads = reader.optionalInt(FIELDS.kvHeads) ?? (reader.flag('multi_query') === true ? 1 : heads)
+  if (heads % kvHeads !== 0)
+    reader.fail('num_key_value_heads', `(${kvHeads}) must divide num_attention_heads (${heads})`)
+
+  const ratio = typeof config.expansion_ratio === 'number' ? config.expansion_ratio : traits.ffnRatio
+  const ffn =
+    reader.optionalInt(FIELDS.ffn) ??
+    (ratio === undefined ? reader.positiveInt(FIELDS.ffn) : Math.round(ratio * hidden))
+
+  const expertCount = reader.optionalInt(FIELDS.experts)
+  let experts: ModelSpec['experts'] = null
+  if (expertCount !== undefined && expertCount > 1) {
+    const topK = reader.positiveInt(FIELDS.topK)
+    if (topK > expertCount)
+      reader.fail('num_experts_per_tok', `(${topK}) exceeds the number of experts (${expertCount})`)
+    experts = { count: expertCount, topK }
+  }
+
+  const attnConfig = reader.object('attn_config')
+  const positions: ModelSpec['positions'] =
+    attnConfig?.alibi === true || reader.flag('alibi') === true ? 'alibi' : traits.positions
+  const tied = reader.flag('tie_word_embeddings') ?? traits.tied
+  const bias = biasOf(reader, modelType, traits.bias)
+
+  const name = reader.string('_name_or_path') || source
+  return {
+    schemaVersion: 1,
+    id: source,
+    name,
+    source: 'config',
+    modelType,
+    kind: traits.kind,
+    layers,
+    hidden,
+    heads,
+    kvHeads,
+    headDim,
+    ffn,
+    vocab: reader.positiveInt(FIELDS.vocab),
+    maxPositions: reader.positiveInt(FIELDS.maxPositions),
+    mlp: traits.mlp,
+    norm: traits.norm,
+    positions,
+    tiedEmbeddings: tied,
+    bias,
+    experts,
+    typeVocab: traits.kind === 'encoder' ? (reader.optionalInt(['type_vocab_size']) ?? 0) : 0,
+    attentionDropout:
+      attnConfig && typeof attnConfig.attn_pdrop === 'number'
+        ? attnConfig.attn_pdrop
+        : reader.probability(FIELDS.attentionDropout),
+    hiddenDropout: reader.probability(FIELDS.hiddenDropout),
+  }
+}

@@ -1,0 +1,136 @@
+import type { Mode } from '../schemas/common.js'
+import type { AdviceDecision, Decisions } from '../schemas/decisions.js'
+import type { HardwareProfile } from '../schemas/hardware-profile.js'
+import type { Advice } from '../schemas/training-plan.js'
+import type { Workload } from '../schemas/workload.js'
+import type { CheckpointPlan } from './checkpoints.js'
+import type { ModeBudget } from './modes.js'
+import type { PowerEstimate } from './power.js'
+import type { Candidate } from './search.js'
+import type { TokenBudget } from './token-budget.js'
+import type { TrainingDevices } from './training-devices.js'
+
+export interface AdviceInput {
+  mode: Mode
+  profile: HardwareProfile
+  workload: Workload
+  devices: TrainingDevices
+  best: Candidate
+  budget: ModeBudget
+  tokens: TokenBudget
+  totalHours: number
+  power: PowerEstimate
+  checkpoints: CheckpointPlan
+  effectiveBatch: number
+  /** The effective batch the user asked for; null when the mode chose it. */
+  targetEffectiveBatch: number | null
+  decisions: Decisions
+  generator: { warnings: Advice[]; suggestions: Advice[] }
+}
+
+const fromRule = (advice: AdviceDecision): Advice => ({
+  id: advice.id,
+  message: advice.message,
+  source: `${advice.provenance.pack}/${advice.provenance.rule}`,
+  expectedGain: advice.expectedGain,
+})
+
+const generated = (id: string, message: string, expectedGain: string | null = null): Advice => ({
+  id,
+  message,
+  source: 'generator',
+  expectedGain,
+})
+
+/** The plan's warnings and suggestions: the rule packs' own, then what the generator saw while planning. */
+export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestions: Advice[] } {
+  const warnings = [...input.decisions.warnings.map(fromRule), ...input.generator.warnings]
+  const suggestions = [...input.decisions.suggestions.map(fromRule), ...input.generator.suggestions]
+  const { best, budget, tokens, devices, mode } = input
+
+  if (!best.inRange) {
+    const [low, high] = budget.paramRange
+    warnings.push(
+      generated(
+        'below-mode-range',
+        `This hardware cannot fit a ${mode} model of ${Math.round(low / 1e6)}M-${Math.round(high / 1e6)}M parameters; the plan trains the largest that fits (${Math.round(best.result.params.total / 1e6)}M).`,
+      ),
+    )
+  }
+  if (tokens.binding === 'time-budget' && input.workload.kind === 'pretrain') {
+    const ratio = tokens.tokensPerParam.toFixed(1)
+    warnings.push(
+      generated(
+        'time-budget-binds',
+        `Chinchilla asks ${(tokens.chinchillaTokens / 1e9).toFixed(2)}B tokens (${tokens.tokensPerParam < budget.tokensPerParam ? budget.tokensPerParam : ratio}x parameters); the ${input.workload.timeBudgetHours ?? budget.hoursRange[1]} h budget allows ${(tokens.budget / 1e9).toFixed(2)}B (${ratio} tokens/param), so the model will be under-trained.`,
+      ),
+    )
+  }
+  if (input.targetEffectiveBatch !== null && input.effectiveBatch !== input.targetEffectiveBatch) {
+    warnings.push(
+      generated(
+        'effective-batch-differs',
+        `Effective batch is ${input.effectiveBatch} sequences, not the target ${input.targetEffectiveBatch}: it is not a multiple of micro-batch x GPUs x nodes.`,
+      ),
+    )
+  }
+  if (input.checkpoints.fitsOnDisk === false) {
+    warnings.push(
+      generated(
+        'disk-too-small',
+        `Checkpoints (${input.checkpoints.kept} x ${gb(input.checkpoints.sizeBytes)} GB) and the dataset cache need ${gb(input.checkpoints.diskNeededBytes)} GB, more than the ${gb(input.checkpoints.diskFreeBytes ?? 0)} GB free.`,
+      ),
+    )
+  }
+  if (input.power.psuHeadroomWatts !== null && input.power.psuHeadroomWatts < 100) {
+    warnings.push(
+      generated(
+        'psu-headroom',
+        `Power supply headroom at full load is ${input.power.psuHeadroomWatts} W: transient GPU spikes can trip the PSU. Lower the power limit (nvidia-smi -pl) or use a bigger PSU.`,
+      ),
+    )
+  }
+  if (mode === 'extreme' && devices.kind !== 'cpu') {
+    warnings.push(
+      generated(
+        'extreme-thermals',
+        `Extreme mode runs the GPUs at ${Math.round(budget.tdpFraction * 100)}% of TDP for ${input.totalHours.toFixed(1)} h: expect 80 °C+ and possible throttling; check cooling, and keep ${Math.round((1 - input.best.deviceBytes / devices.capacityBytes) * 100)}% memory headroom in mind: fragmentation can still OOM.`,
+      ),
+    )
+  }
+  if (mode === 'balanced' && devices.kind !== 'cpu') {
+    suggestions.push(generated('watch-thermals', 'Run under `rigfit monitor` for temperature and power alerts.', null))
+  }
+  if (devices.kind === 'cpu' && devices.assumedFigures.length > 0) {
+    suggestions.push(
+      generated('measure-memory-bandwidth', 'Memory bandwidth was not measured, so speed assumes 20 GB/s: `rigfit analyze --benchmark` measures it.', 'a more accurate time estimate'),
+    )
+  } else if (devices.assumedFigures.length > 0) {
+    warnings.push(
+      generated(
+        'gpu-not-in-catalog',
+        `${devices.name} is not in any GPU catalog: ${devices.assumedFigures.join(', ')} assumed. Install the vendor plugin or pass --gpu with a catalog name.`,
+      ),
+    )
+  }
+  if (best.gradCheckpointing) {
+    suggestions.push(
+      generated('more-memory-no-recompute', 'Gradient checkpointing is on to fit memory; a GPU with more memory (or more GPUs) would drop it.', '+25-33% tokens/s'),
+    )
+  }
+  if (best.precision === 'fp32' && devices.kind !== 'cpu') {
+    suggestions.push(generated('mixed-precision', 'This GPU trains in fp32; a GPU with tensor cores trains in mixed precision.', '+40-100% tokens/s'))
+  }
+  const disks = input.profile.storage
+  if (disks.length > 0 && disks.every((disk) => disk.kind === 'hdd')) {
+    suggestions.push(generated('nvme-for-streaming', 'Only spinning disks: NVMe is recommended for dataset streaming and checkpoints.', 'faster data loading'))
+  }
+  return { warnings: dedupe(warnings), suggestions: dedupe(suggestions) }
+}
+
+const gb = (bytes: number) => (bytes / 1e9).toFixed(1)
+
+function dedupe(list: Advice[]): Advice[] {
+  const seen = new Set<string>()
+  return list.filter((item) => (seen.has(item.id) ? false : (seen.add(item.id), true)))
+}

@@ -1,0 +1,91 @@
+/**
+ * Cloud instances a user can plan for without owning them (`--instance`). Hardware from the providers'
+ * instance pages; prices are on-demand list prices per hour in US regions, which change: `--price-per-hour`
+ * overrides them.
+ */
+export interface CloudPreset {
+  id: string
+  provider: 'aws' | 'gcp' | 'azure'
+  /** A GPU name the catalog matcher resolves. */
+  gpu: string
+  gpus: number
+  vcpus: number
+  ramGiB: number
+  interconnect: 'nvlink' | 'pcie' | 'none'
+  pricePerHour: number
+  note: string
+}
+
+export const CLOUD_PRESETS: readonly CloudPreset[] = [
+  {
+    id: 'g5.xlarge',
+    provider: 'aws',
+    gpu: 'NVIDIA A10G',
+    gpus: 1,
+    vcpus: 4,
+    ramGiB: 16,
+    interconnect: 'none',
+    pricePerHour: 1.006,
+    note: 'AWS EC2 G5 instance page: 1x A10G 24 GB, 4 vCPU, 16 GiB',
+  },
+  {
+    id: 'g5.2xlarge',
+    provider: 'aws',
+    gpu: 'NVIDIA A10G',
+    gpus: 1,
+    vcpus: 8,
+    ramGiB: 32,
+    interconnect: 'none',
+    pricePerHour: 1.212,
+    note: 'AWS EC2 G5 instance page: 1x A10G 24 GB, 8 vCPU, 32 GiB',
+  },
+  {
+    id: 'p4d.24xlarge',
+    provider: 'aws',
+    gpu: 'NVIDIA A100-SXM4-40GB',
+    gpus: 8,
+    vcpus: 96,
+    ramGiB: 1152,
+    interconnect: 'nvlink',
+    pricePerHour: 32.77,
+    note: 'AWS EC2 P4d instance page: 8x A100 40 GB SXM4 with NVSwitch, 96 vCPU, 1152 GiB',
+  },
+  {
+    id: 'a2-megagpu-16g',
+    provider: 'gcp',
+    gpu: 'NVIDIA A100-SXM4-40GB',
+    gpus: 16,
+    vcpus: 96,
+    ramGiB: 1360,
+    interconnect: 'nvlink',
+    pricePerHour: 55.74,
+    note: 'Google Cloud A2 machine types: 16x A100 40 GB with NVSwitch, 96 vCPU, 1360 GB',
+  },
+  {
+    id: 'NC6s_v3',
+    provider: 'azure',
+    gpu: 'Tesla V100-PCIE-16GB',
+    gpus: 1,
+    vcpus: 6,
+    ramGiB: 112,
+    interconnect: 'none',
+    pricePerHour: 3.06,
+    note: 'Azure NCv3 series: 1x V100 16 GB, 6 vCPU, 112 GiB',
+  },
+  {
+    id: 'ND96amsr_A100_v4',
+    provider: 'azure',
+    gpu: 'NVIDIA A100-SXM4-80GB',
+    gpus: 8,
+    vcpus: 96,
+    ramGiB: 1900,
+    interconnect: 'nvlink',
+    pricePerHour: 32.77,
+    note: 'Azure NDm A100 v4 series: 8x A100 80 GB SXM4 with NVLink, 96 vCPU, 1900 GiB',
+  },
+]
+
+export function findCloudPreset(id: string): CloudPreset | undefined {
+  const wanted = id.toLowerCase().replace(/^standard_/, '')
+  return CLOUD_PRESETS.find((preset) => preset.id.toLowerCase() === wanted)
+}

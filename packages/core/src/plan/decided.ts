@@ -1,0 +1,62 @@
+import type { Decisions, Provenance } from '../schemas/decisions.js'
+import type { SettingName } from '../schemas/rule-pack.js'
+import type { TraceEntry } from '../schemas/training-plan.js'
+
+type Value = string | number | boolean
+
+/** Reads the rules engine's decisions for the generator, and records the trace of every setting. */
+export class DecisionReader {
+  readonly trace: TraceEntry[] = []
+
+  constructor(private readonly decisions: Decisions) {}
+
+  /** The value a rule set, if any. */
+  value<T extends Value>(setting: SettingName): T | undefined {
+    return this.decisions.settings[setting]?.value as T | undefined
+  }
+
+  cap(setting: SettingName): number | undefined {
+    return this.decisions.caps[setting]?.max
+  }
+
+  forbidden(setting: SettingName, value: Value): boolean {
+    return this.decisions.forbids.some((forbid) => forbid.setting === setting && forbid.value === value)
+  }
+
+  /** Values of `options` that no rule forbids, in order. */
+  allowed<T extends Value>(setting: SettingName, options: readonly T[]): T[] {
+    return options.filter((option) => !this.forbidden(setting, option))
+  }
+
+  /**
+   * The decided value when a rule set it (and it is allowed), else `fallback`; records the trace either way:
+   * the deciding rule, or the generator with its reason.
+   */
+  resolve<T extends Value>(setting: SettingName, fallback: T, fallbackReason: string, facts: Record<string, unknown> = {}): T {
+    const decision = this.decisions.settings[setting]
+    if (decision && !this.forbidden(setting, decision.value)) {
+      this.recordRule(setting, decision.value, decision.provenance)
+      return decision.value as T
+    }
+    this.recordGenerator(setting, fallback, fallbackReason, facts)
+    return fallback
+  }
+
+  recordRule(setting: string, value: unknown, provenance: Provenance): void {
+    this.trace.push({
+      setting,
+      value,
+      rule: provenance.rule,
+      pack: provenance.pack,
+      layer: provenance.layer,
+      facts: provenance.facts,
+      reason: provenance.reason,
+    })
+  }
+
+  recordGenerator(setting: string, value: unknown, reason: string, facts: Record<string, unknown> = {}): void {
+    const cap = this.decisions.caps[setting as SettingName]
+    const capNote = cap ? ` (capped at ${cap.max} by ${cap.provenance.pack}/${cap.provenance.rule})` : ''
+    this.trace.push({ setting, value, rule: 'search', pack: 'generator', layer: 'generator', facts, reason: reason + capNote })
+  }
+}

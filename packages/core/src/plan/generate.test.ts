@@ -1,0 +1,134 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { RigfitError } from '../errors.js'
+import { resolveModel } from '../model/index.js'
+import { decide } from '../rules/decide.js'
+import { deriveFacts } from '../rules/derive-facts.js'
+import type { Mode } from '../schemas/common.js'
+import type { Decisions } from '../schemas/decisions.js'
+import { HardwareProfile } from '../schemas/hardware-profile.js'
+import { TrainingPlan } from '../schemas/training-plan.js'
+import { WORKLOAD_SCHEMA_VERSION, type Workload } from '../schemas/workload.js'
+import { generatePlan } from './generate.js'
+import { MODES } from './modes.js'
+
+const machinesDir = new URL('../../test/fixtures/machines/', import.meta.url)
+const machine = (name: string) => HardwareProfile.parse(JSON.parse(readFileSync(new URL(`${name}.json`, machinesDir), 'utf8')))
+const machineNames = readdirSync(machinesDir).map((file) => file.replace(/\.json$/, ''))
+
+const pretrain = (patch: Partial<Workload> = {}): Workload => ({
+  schemaVersion: WORKLOAD_SCHEMA_VERSION,
+  kind: 'pretrain',
+  model: null,
+  method: 'auto',
+  frozenModels: [],
+  datasetBytes: null,
+  timeBudgetHours: null,
+  targetEffectiveBatch: null,
+  seq: null,
+  nodes: 1,
+  ...patch,
+})
+
+async function planFor(profile: HardwareProfile, workload: Workload, mode: Mode, edit?: (d: Decisions) => Decisions) {
+  const decisions = await decide([], deriveFacts(profile, workload, mode))
+  return generatePlan({ profile, workload, mode, decisions: edit ? edit(decisions) : decisions, options: { createdAt: 'fixed' } })
+}
+
+describe('generatePlan on every fixture machine', () => {
+  for (const name of machineNames) {
+    it(`${name}: valid plans that fit, with memory conservative <= balanced <= extreme`, async () => {
+      const profile = machine(name)
+      const plans = []
+      for (const mode of MODES) {
+        const plan = await planFor(profile, pretrain(), mode)
+        expect(TrainingPlan.safeParse(plan).success).toBe(true)
+        expect(plan.memory.perDevice.total).toBeLessThanOrEqual(plan.memory.capacityBytes * plan.memory.budgetFraction)
+        expect(plan.settings.effectiveBatch).toBe(plan.settings.microBatch * plan.settings.gradAccum * Math.max(1, plan.settings.gpus))
+        plans.push(plan)
+      }
+      const [c, b, e] = plans.map((plan) => plan.memory.perDevice.total) as [number, number, number]
+      expect(c).toBeLessThanOrEqual(b)
+      expect(b).toBeLessThanOrEqual(e)
+    })
+  }
+})
+
+describe('generatePlan choices', () => {
+  it('trains on the CPU when the only GPU is integrated graphics, with an honest time', async () => {
+    const plan = await planFor(machine('laptop-intel-igpu'), pretrain(), 'conservative')
+    expect(plan.settings.device).toBe('cpu')
+    expect(plan.settings.backend).toBe('gloo')
+    expect(plan.hardware.gpuName).toBeNull()
+    expect(plan.time.totalHours).toBeGreaterThan(0)
+  })
+
+  it('holds the target effective batch constant across one and four GPUs', async () => {
+    const one = await planFor(machine('server-a100-40gb'), pretrain({ targetEffectiveBatch: 256 }), 'balanced')
+    const four = await planFor(machine('server-4x-a100-40gb'), pretrain({ targetEffectiveBatch: 256 }), 'balanced')
+    expect(one.settings.effectiveBatch).toBe(256)
+    expect(four.settings.effectiveBatch).toBe(256)
+    expect(four.settings.gpus).toBe(4)
+    expect(four.settings.gradAccum * four.settings.microBatch * 4).toBe(256)
+  })
+
+  it('lets a time budget bind the token budget', async () => {
+    const plan = await planFor(machine('desktop-rtx4090'), pretrain({ timeBudgetHours: 0.25 }), 'balanced')
+    expect(plan.tokens.binding).toBe('time-budget')
+    expect(plan.time.totalHours).toBeLessThanOrEqual(0.25 + 1e-9)
+    expect(plan.tokens.budget).toBeLessThan(plan.tokens.chinchillaTokens)
+  })
+
+  it('holds a plan on battery to conservative limits, with a warning', async () => {
+    const profile = machine('macbook-m2-16gb')
+    const onBattery = { ...profile, power: { ...profile.power, onBattery: true, acOnline: false } }
+    const plan = await planFor(onBattery, pretrain(), 'extreme')
+    expect(plan.memory.budgetFraction).toBe(0.5)
+    expect(plan.warnings.map((w) => w.id)).toContain('on-battery-limits')
+  })
+
+  it('fine-tunes a 7B model on a 24 GB GPU with adapters, and fully on 8 H100s', async () => {
+    const model = await resolveModel('llama-2-7b')
+    const workload = pretrain({ kind: 'finetune', model })
+    const small = await planFor(machine('desktop-rtx4090'), workload, 'balanced')
+    expect(['lora', 'qlora']).toContain(small.settings.method)
+    expect(small.params.trainable).toBeLessThan(small.params.total / 50)
+    const big = await planFor(machine('dgx-8x-h100'), workload, 'balanced')
+    expect(big.settings.method).toBe('full')
+    expect(big.settings.gpus).toBe(8)
+  })
+
+  it('respects a forbid from the rules and records a rule-set value with its provenance', async () => {
+    const profile = machine('desktop-rtx4090')
+    const plan = await planFor(profile, pretrain(), 'balanced', (d) => ({
+      ...d,
+      forbids: [...d.forbids, { setting: 'precision', value: 'bf16-mixed', provenance: provenance('no-bf16') }],
+      settings: {
+        ...d.settings,
+        compile: { setting: 'compile', value: false, source: 'set', provenance: provenance('compile-off'), overridden: [], cappedFrom: null },
+      },
+    }))
+    expect(plan.settings.precision).not.toBe('bf16-mixed')
+    expect(plan.settings.compile.enabled).toBe(false)
+    const compileTrace = plan.trace.find((entry) => entry.setting === 'compile')
+    expect(compileTrace).toMatchObject({ rule: 'compile-off', pack: 'test-pack', layer: 'user' })
+  })
+
+  it('refuses with a fit error when nothing fits, suggesting what to change', async () => {
+    const model = await resolveModel('llama-2-70b')
+    const error = await planFor(machine('cloud-t4'), pretrain({ kind: 'finetune', model, method: 'full' }), 'conservative').catch((e) => e)
+    expect(error).toBeInstanceOf(RigfitError)
+    expect(error.kind).toBe('fit')
+    expect(error.suggestion).toMatch(/qlora|GPU/i)
+  })
+
+  it('is deterministic', async () => {
+    const a = await planFor(machine('workstation-2x-rtx3090'), pretrain(), 'extreme')
+    const b = await planFor(machine('workstation-2x-rtx3090'), pretrain(), 'extreme')
+    expect(a).toEqual(b)
+  })
+})
+
+function provenance(rule: string) {
+  return { rule, pack: 'test-pack', layer: 'user' as const, priority: 50, facts: {}, reason: 'test' }
+}

@@ -1,0 +1,105 @@
+import type { DeviceKind } from '../schemas/common.js'
+import type { EstimateDevice } from '../schemas/estimate.js'
+import type { Gpu, HardwareProfile } from '../schemas/hardware-profile.js'
+import { cpuPeakTflops } from './cpu-peak.js'
+
+/** The devices a plan trains on: a set of identical GPUs, or the CPU. */
+export interface TrainingDevices {
+  kind: DeviceKind
+  /** GPUs used (empty on CPU). */
+  gpus: Gpu[]
+  name: string
+  /** Memory one device may plan on: a GPU's usable VRAM (Apple: the working set) or usable RAM on CPU. */
+  capacityBytes: number
+  estimateDevice: EstimateDevice
+  tdpWatts: number[]
+  powerLimitWatts: (number | null)[]
+  computeCapability: string | null
+  /** Figures taken from defaults because the GPU is not in any catalog. */
+  assumedFigures: string[]
+}
+
+const KIND_BY_VENDOR: Record<Gpu['vendor'], DeviceKind | null> = {
+  nvidia: 'cuda',
+  amd: 'rocm',
+  apple: 'mps',
+  intel: 'xpu',
+  other: null,
+}
+
+/** Figures for a GPU no catalog knows: a mid-range card, so plans stay possible and say they assumed. */
+const UNKNOWN_GPU = { fp32Tflops: 10, memoryBandwidthGBs: 300, tdpWatts: 200 }
+/** Host memory bandwidth when the profile did not measure it (dual-channel DDR4). */
+const DEFAULT_HOST_BANDWIDTH_GBS = 20
+
+/** A GPU rigfit trains on: discrete GPUs and Apple's unified-memory GPU; not other integrated graphics. */
+export function isTrainingGpu(gpu: Gpu): boolean {
+  return KIND_BY_VENDOR[gpu.vendor] !== null && (!gpu.integrated || gpu.unifiedMemory) && gpu.vramUsableBytes > 0
+}
+
+/**
+ * Picks the training devices: the GPUs of the same model as the one with the most usable memory (mixing models
+ * makes every step wait for the slowest), at most `maxGpus` of them; the CPU when there is no training GPU.
+ */
+export function selectTrainingDevices(profile: HardwareProfile, maxGpus: number | null = null): TrainingDevices {
+  const candidates = profile.gpus.filter(isTrainingGpu)
+  const primary = [...candidates].sort((a, b) => b.vramUsableBytes - a.vramUsableBytes || a.index - b.index)[0]
+  if (!primary) return cpuDevices(profile)
+  const same = candidates.filter((gpu) => gpu.name === primary.name && gpu.vendor === primary.vendor)
+  const gpus = same.slice(0, maxGpus ?? same.length)
+  const assumedFigures: string[] = []
+  const fp32Tflops = primary.fp32Tflops ?? (assumedFigures.push('fp32 TFLOPS'), UNKNOWN_GPU.fp32Tflops)
+  const bandwidth =
+    primary.memoryBandwidthGBs ?? (assumedFigures.push('memory bandwidth'), UNKNOWN_GPU.memoryBandwidthGBs)
+  const tdp = primary.tdpWatts ?? primary.powerLimitWatts ?? (assumedFigures.push('TDP'), UNKNOWN_GPU.tdpWatts)
+  const capacityBytes = Math.min(...gpus.map((gpu) => gpu.vramUsableBytes))
+  const kind = KIND_BY_VENDOR[primary.vendor] ?? 'cuda'
+  return {
+    kind,
+    gpus,
+    name: primary.name,
+    capacityBytes,
+    estimateDevice: {
+      name: primary.name,
+      kind,
+      vramBytes: capacityBytes,
+      fp16TensorTflops: primary.fp16TensorTflops,
+      fp32Tflops,
+      memoryBandwidthGBs: bandwidth,
+      bf16: primary.bf16 === 'yes',
+      tf32: primary.tf32 === 'yes',
+      computeCapability: primary.computeCapability,
+    },
+    tdpWatts: gpus.map(() => tdp),
+    powerLimitWatts: gpus.map((gpu) => gpu.powerLimitWatts),
+    computeCapability: primary.computeCapability,
+    assumedFigures,
+  }
+}
+
+function cpuDevices(profile: HardwareProfile): TrainingDevices {
+  const assumedFigures: string[] = []
+  const bandwidth =
+    profile.memory.bandwidthGBs ?? (assumedFigures.push('memory bandwidth'), DEFAULT_HOST_BANDWIDTH_GBS)
+  return {
+    kind: 'cpu',
+    gpus: [],
+    name: profile.cpu.brand,
+    capacityBytes: profile.memory.usableBytes,
+    estimateDevice: {
+      name: profile.cpu.brand,
+      kind: 'cpu',
+      vramBytes: profile.memory.usableBytes,
+      fp16TensorTflops: null,
+      fp32Tflops: Math.max(cpuPeakTflops(profile.cpu), 0.01),
+      memoryBandwidthGBs: bandwidth,
+      bf16: profile.cpu.flags.avx512bf16 || profile.cpu.flags.amx,
+      tf32: false,
+      computeCapability: null,
+    },
+    tdpWatts: [],
+    powerLimitWatts: [],
+    computeCapability: null,
+    assumedFigures,
+  }
+}

@@ -1,0 +1,107 @@
+import { RigfitError, type TrainingPlan } from '@rigfit/core'
+import { computeCapability, effectiveBatch, halfType } from './plan-facts.js'
+
+/** One contradiction inside a plan, named by the field it concerns. */
+export interface PlanIssue {
+  field: string
+  message: string
+}
+
+const SHARDING_FOR_STRATEGY: Record<TrainingPlan['settings']['strategy'], readonly string[]> = {
+  single: ['none'],
+  ddp: ['none'],
+  zero: ['zero1', 'zero2', 'zero3'],
+  fsdp: ['fsdp'],
+  'model-split': ['none'],
+  cpu: ['none'],
+}
+
+/**
+ * Contradictions a schema cannot see: settings that no trainer would accept together. A plan with any of them
+ * is refused rather than exported into configs that fail at launch (or worse, silently train differently).
+ */
+export function checkPlan(plan: TrainingPlan): PlanIssue[] {
+  const issues: PlanIssue[] = []
+  const s = plan.settings
+  const add = (field: string, message: string) => issues.push({ field, message })
+
+  const expected = effectiveBatch(s)
+  if (s.effectiveBatch !== expected) {
+    add(
+      'settings.effectiveBatch',
+      `is ${s.effectiveBatch} but microBatch ${s.microBatch} x gradAccum ${s.gradAccum} x GPUs ${Math.max(s.gpus, 1)} x nodes ${s.nodes} = ${expected}`,
+    )
+  }
+  if (s.nodes !== plan.hardware.nodes) {
+    add('settings.nodes', `is ${s.nodes} but hardware.nodes is ${plan.hardware.nodes}`)
+  }
+  if (s.gpus > plan.hardware.gpus) {
+    add('settings.gpus', `uses ${s.gpus} GPUs but the hardware has ${plan.hardware.gpus} per node`)
+  }
+  const cpuDevice = s.device === 'cpu'
+  if (cpuDevice !== (s.gpus === 0)) {
+    add('settings.gpus', cpuDevice ? 'must be 0 on a CPU plan' : `must be at least 1 on a ${s.device} plan`)
+  }
+  if (s.device === 'mps' && (s.gpus > 1 || s.nodes > 1)) {
+    add('settings.device', 'mps trains on one device only: no multi-GPU or multi-node backend exists for it')
+  }
+  if (!SHARDING_FOR_STRATEGY[s.strategy].includes(s.sharding)) {
+    add('settings.sharding', `${s.sharding} does not go with strategy ${s.strategy}`)
+  }
+  if (s.strategy === 'cpu' && !cpuDevice) add('settings.strategy', `cpu strategy on a ${s.device} device`)
+  if (s.strategy === 'single' && s.gpus * s.nodes > 1) {
+    add('settings.strategy', `single-device strategy with ${s.gpus} GPUs x ${s.nodes} nodes`)
+  }
+  if (s.offload !== 'none' && s.sharding === 'none') {
+    add('settings.offload', `offloading (${s.offload}) needs ZeRO or FSDP sharding, but sharding is none`)
+  }
+  if (s.offload === 'all' && (s.sharding === 'zero1' || s.sharding === 'zero2')) {
+    add('settings.offload', `parameter offload needs ZeRO stage 3 or FSDP, not ${s.sharding}`)
+  }
+  const half = halfType(s.precision)
+  const cc = computeCapability(plan)
+  if (half === 'bf16' && s.device === 'cuda' && cc !== null && cc < 8) {
+    add('settings.precision', `bf16 needs compute capability 8.0 or newer; this GPU has ${cc}`)
+  }
+  if (half === 'fp16' && cpuDevice)
+    add('settings.precision', 'fp16 training is not supported on the CPU; use bf16 or fp32')
+  if (s.tf32 && (s.device !== 'cuda' || cc === null || cc < 8)) {
+    add(
+      'settings.tf32',
+      `TF32 exists on NVIDIA Ampere or newer (compute capability 8.0+); this plan has ${s.device}${cc === null ? '' : ` ${cc}`}`,
+    )
+  }
+  if ((s.method === 'full') !== (s.lora === null)) {
+    add(
+      'settings.lora',
+      s.method === 'full' ? 'is set but the method is full' : `is missing for method ${s.method}`,
+    )
+  }
+  if (s.method === 'qlora' && s.quant === 'none')
+    add('settings.quant', 'qlora needs a 4-bit or 8-bit base model')
+  if (
+    s.dataloader.workers === 0 &&
+    (s.dataloader.prefetchFactor !== null || s.dataloader.persistentWorkers)
+  ) {
+    add('settings.dataloader', 'prefetchFactor and persistentWorkers need at least one worker')
+  }
+  if (s.seq > plan.model.maxPositions) {
+    add('settings.seq', `${s.seq} is longer than the model's ${plan.model.maxPositions} positions`)
+  }
+  return issues
+}
+
+/** Throws a validation error listing every contradiction, naming where the plan came from. */
+export function assertPlanConsistent(plan: TrainingPlan, source: string): void {
+  const issues = checkPlan(plan)
+  if (issues.length === 0) return
+  throw new RigfitError(
+    'validation',
+    'E_PLAN_INCONSISTENT',
+    `${source}: the plan contradicts itself: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}`,
+    {
+      suggestion: 'Regenerate the plan with `rigfit plan`, or correct the named fields by hand.',
+      details: issues,
+    },
+  )
+}

@@ -1,0 +1,133 @@
+import { type Advice, RigfitError, type TrainingPlan } from '@rigfit/core'
+import { exporterAdvice } from './advice.js'
+import { type CacheDecision, sizeCache } from './cache-sizing.js'
+import { assertPlanConsistent } from './check-plan.js'
+import { FORMAT_NAMES } from './format-names.js'
+import { type IoFacts, NO_IO_FACTS } from './io-facts.js'
+import { deriveMetaPlans, type PhaseSummary } from './meta-phases.js'
+import { planForNodes } from './nodes.js'
+import { planSlug } from './plan-facts.js'
+import { getFormat } from './registry.js'
+import { jsonDocument, textFile } from './render.js'
+import { decideStreaming, type StreamingDecision } from './streaming.js'
+import type { Exporter, ExportFile, FormatContext } from './types.js'
+
+export interface ExportOptions {
+  format: string
+  /** Run the plan on this many identical nodes (accumulation rescaled to hold the effective batch). */
+  nodes?: number | null
+  /** Phase A/B meta-config: two full plans under phase-a/ and phase-b/ plus rigfit-meta.json. */
+  meta?: boolean
+  datasetBytes?: number | null
+  /** Measured storage, network and RAM (from a HardwareProfile); without them decisions say what is unknown. */
+  io?: IoFacts
+  hosts?: string[]
+  portable?: boolean
+}
+
+export interface ExportResult {
+  format: string
+  plan: TrainingPlan
+  files: ExportFile[]
+  warnings: Advice[]
+  streaming: StreamingDecision
+  cache: CacheDecision
+  meta: { phases: PhaseSummary[]; totalTokens: number; totalHours: number } | null
+}
+
+export const META_FILE = 'rigfit-meta.json'
+
+function renderValidated(
+  exporter: Exporter,
+  plan: TrainingPlan,
+  ctx: FormatContext,
+  phase: 'a' | 'b' | null,
+): ExportFile[] {
+  const label = phase === null ? '' : ` of phase ${phase.toUpperCase()}`
+  const runName = phase === null ? planSlug(plan) : `${planSlug(plan)}_phase_${phase}`
+  const files = exporter.render(plan, { ...ctx, runName })
+  const problems = exporter.validate(files, plan)
+  if (problems.length > 0) {
+    throw new RigfitError(
+      'validation',
+      'E_EXPORT_INVALID',
+      `the ${exporter.name} export${label} fails its target's rules: ${problems.join('; ')}`,
+      {
+        suggestion:
+          'Nothing was written. Check the plan with `rigfit export --format rigfit`; report the plan if it looks right.',
+        details: problems,
+      },
+    )
+  }
+  return files
+}
+
+const inDir = (dir: string, files: ExportFile[]) => files.map((f) => ({ ...f, path: `${dir}/${f.path}` }))
+
+/**
+ * Renders a plan in one format, validated against the target's rules, with the dataset streaming and cache
+ * decisions. Pure: nothing is written (see writeExportFiles). Throws a RigfitError when the plan contradicts
+ * itself, the format cannot express it, or any output file fails validation.
+ */
+export function exportPlan(input: TrainingPlan, options: ExportOptions): ExportResult {
+  const exporter = getFormat(options.format)
+  assertPlanConsistent(input, 'the plan')
+  const plan = options.nodes == null ? input : planForNodes(input, options.nodes)
+  const hosts = options.hosts ?? []
+  if (hosts.length > 0 && hosts.length !== plan.settings.nodes) {
+    throw new RigfitError(
+      'usage',
+      'E_HOSTS',
+      `--hosts names ${hosts.length} host(s) but the plan runs on ${plan.settings.nodes} node(s)`,
+      {
+        suggestion: 'Give one host name per node, first the rendezvous host: --hosts a,b.',
+      },
+    )
+  }
+  const unsupported = exporter.unsupportedReason(plan)
+  if (unsupported) {
+    throw new RigfitError(
+      'validation',
+      'E_FORMAT_UNSUPPORTED',
+      `the ${exporter.name} format cannot express this plan: ${unsupported}`,
+      {
+        suggestion: `Choose another format: ${FORMAT_NAMES.filter((f) => f !== exporter.name).join(', ')}.`,
+      },
+    )
+  }
+  const formatWarnings = new Map<string, Advice>()
+  const ctx: FormatContext = {
+    hosts,
+    runName: planSlug(plan),
+    portable: options.portable ?? false,
+    warn: (id, message) => formatWarnings.set(id, exporterAdvice(id, message)),
+  }
+  let files: ExportFile[]
+  let meta: ExportResult['meta'] = null
+  const planWarnings = plan.warnings.filter((w) => !input.warnings.some((o) => o.id === w.id))
+  if (options.meta) {
+    const phases = deriveMetaPlans(plan)
+    meta = { phases: phases.phases, totalTokens: phases.totalTokens, totalHours: phases.totalHours }
+    files = [
+      ...inDir('phase-a', renderValidated(exporter, phases.phaseA, ctx, 'a')),
+      ...inDir('phase-b', renderValidated(exporter, phases.phaseB, ctx, 'b')),
+      textFile(
+        META_FILE,
+        jsonDocument({ format: exporter.name, mode: plan.mode, hardware: plan.hardware.summary, ...meta }),
+      ),
+    ]
+    planWarnings.push(...phases.phaseA.warnings.filter((w) => !plan.warnings.some((o) => o.id === w.id)))
+  } else {
+    files = renderValidated(exporter, plan, ctx, null)
+  }
+  const io = options.io ?? NO_IO_FACTS
+  return {
+    format: exporter.name,
+    plan,
+    files,
+    warnings: [...planWarnings, ...formatWarnings.values()],
+    streaming: decideStreaming(plan, io, options.datasetBytes ?? null),
+    cache: sizeCache(plan, io, options.datasetBytes ?? null),
+    meta,
+  }
+}

@@ -1,0 +1,189 @@
+import type { TrainingPlan } from '@rigfit/core'
+import { z } from 'zod'
+import { GRAD_CLIP_NORM, halfType, worldSize } from '../plan-facts.js'
+import { provenance, textFile, yamlDocument } from '../render.js'
+import type { Exporter, ExportFile, FormatContext } from '../types.js'
+import { modelSplitReason, parseYaml11, validateStructured } from '../validate.js'
+import { DEFAULT_MASTER_PORT, zeroStage } from './deepspeed.js'
+import { PLAN_FILE, planFile, validatePlanFile } from './rigfit.js'
+
+const DistributedType = z.enum(['NO', 'MULTI_GPU', 'MULTI_CPU', 'FSDP', 'DEEPSPEED'])
+
+/** The ClusterConfig keys rigfit writes; `accelerate launch` rejects any key outside ClusterConfig. */
+const AccelerateConfig = z.strictObject({
+  compute_environment: z.literal('LOCAL_MACHINE'),
+  debug: z.boolean(),
+  distributed_type: DistributedType,
+  downcast_bf16: z.literal('no'),
+  enable_cpu_affinity: z.boolean(),
+  gpu_ids: z.literal('all').optional(),
+  machine_rank: z.number().int().nonnegative(),
+  main_training_function: z.literal('main'),
+  mixed_precision: z.enum(['no', 'fp16', 'bf16']),
+  num_machines: z.number().int().positive(),
+  num_processes: z.number().int().positive(),
+  rdzv_backend: z.enum(['static', 'c10d']),
+  same_network: z.boolean(),
+  use_cpu: z.boolean(),
+  main_process_ip: z.string().optional(),
+  main_process_port: z.number().int().positive().optional(),
+  dynamo_config: z
+    .strictObject({
+      dynamo_backend: z.literal('INDUCTOR'),
+      dynamo_mode: z.enum(['default', 'reduce-overhead', 'max-autotune']),
+      dynamo_use_fullgraph: z.boolean(),
+      dynamo_use_dynamic: z.boolean(),
+    })
+    .optional(),
+  deepspeed_config: z
+    .strictObject({
+      gradient_accumulation_steps: z.number().int().positive(),
+      gradient_clipping: z.number().nonnegative(),
+      offload_optimizer_device: z.enum(['none', 'cpu']),
+      offload_param_device: z.enum(['none', 'cpu']),
+      zero3_init_flag: z.boolean(),
+      zero3_save_16bit_model: z.boolean().optional(),
+      zero_stage: z.union([z.literal(1), z.literal(2), z.literal(3)]),
+      deepspeed_multinode_launcher: z.literal('standard').optional(),
+    })
+    .optional(),
+  fsdp_config: z
+    .strictObject({
+      fsdp_auto_wrap_policy: z.literal('TRANSFORMER_BASED_WRAP'),
+      fsdp_backward_prefetch: z.literal('BACKWARD_PRE'),
+      fsdp_cpu_ram_efficient_loading: z.boolean(),
+      fsdp_forward_prefetch: z.boolean(),
+      fsdp_offload_params: z.boolean(),
+      fsdp_sharding_strategy: z.enum(['FULL_SHARD', 'HYBRID_SHARD']),
+      fsdp_state_dict_type: z.literal('SHARDED_STATE_DICT'),
+      fsdp_sync_module_states: z.boolean(),
+      fsdp_use_orig_params: z.boolean(),
+      fsdp_activation_checkpointing: z.boolean(),
+    })
+    .optional(),
+})
+type AccelerateConfig = z.infer<typeof AccelerateConfig>
+
+function distributedType(plan: TrainingPlan): z.infer<typeof DistributedType> {
+  const s = plan.settings
+  if (s.strategy === 'zero') return 'DEEPSPEED'
+  if (s.strategy === 'fsdp') return 'FSDP'
+  if (worldSize(s) === 1) return 'NO'
+  return s.device === 'cpu' ? 'MULTI_CPU' : 'MULTI_GPU'
+}
+
+function buildConfig(plan: TrainingPlan, machineRank: number, ctx: FormatContext): AccelerateConfig {
+  const s = plan.settings
+  const multiNode = s.nodes > 1
+  const config: AccelerateConfig = {
+    compute_environment: 'LOCAL_MACHINE',
+    debug: false,
+    distributed_type: distributedType(plan),
+    downcast_bf16: 'no',
+    enable_cpu_affinity: false,
+    machine_rank: machineRank,
+    main_training_function: 'main',
+    mixed_precision: halfType(s.precision) ?? 'no',
+    num_machines: s.nodes,
+    // accelerate counts processes across all machines.
+    num_processes: worldSize(s),
+    rdzv_backend: multiNode ? 'c10d' : 'static',
+    same_network: true,
+    use_cpu: s.device === 'cpu',
+  }
+  if (s.device === 'cuda' || s.device === 'rocm') config.gpu_ids = 'all'
+  if (multiNode) {
+    const host = ctx.hosts[0]
+    if (host) config.main_process_ip = host
+    config.main_process_port = DEFAULT_MASTER_PORT
+  }
+  if (s.compile.enabled) {
+    config.dynamo_config = {
+      dynamo_backend: 'INDUCTOR',
+      dynamo_mode: s.compile.mode,
+      dynamo_use_fullgraph: false,
+      dynamo_use_dynamic: false,
+    }
+  }
+  if (s.strategy === 'zero') {
+    const stage = zeroStage(plan) as 1 | 2 | 3
+    config.deepspeed_config = {
+      gradient_accumulation_steps: s.gradAccum,
+      gradient_clipping: GRAD_CLIP_NORM,
+      offload_optimizer_device: s.offload === 'none' ? 'none' : 'cpu',
+      offload_param_device: s.offload === 'all' ? 'cpu' : 'none',
+      zero3_init_flag: stage === 3,
+      zero_stage: stage,
+    }
+    if (stage === 3) config.deepspeed_config.zero3_save_16bit_model = true
+    if (multiNode) config.deepspeed_config.deepspeed_multinode_launcher = 'standard'
+  }
+  if (s.strategy === 'fsdp') {
+    config.fsdp_config = {
+      fsdp_auto_wrap_policy: 'TRANSFORMER_BASED_WRAP',
+      fsdp_backward_prefetch: 'BACKWARD_PRE',
+      fsdp_cpu_ram_efficient_loading: true,
+      fsdp_forward_prefetch: false,
+      fsdp_offload_params: s.offload !== 'none',
+      // Across nodes, shard inside each node and replicate between them: all-gathers stay on the fast links.
+      fsdp_sharding_strategy: multiNode ? 'HYBRID_SHARD' : 'FULL_SHARD',
+      fsdp_state_dict_type: 'SHARDED_STATE_DICT',
+      fsdp_sync_module_states: true,
+      fsdp_use_orig_params: true,
+      fsdp_activation_checkpointing: s.gradCheckpointing,
+    }
+  }
+  return config
+}
+
+export function accelerateFileName(plan: TrainingPlan, machineRank: number): string {
+  return plan.settings.nodes > 1 ? `accelerate_config_machine${machineRank}.yaml` : 'accelerate_config.yaml'
+}
+
+export const accelerateFormat: Exporter = {
+  name: 'accelerate',
+  description: 'accelerate config YAML (one per machine on several nodes) and the plan the script reads',
+  unsupportedReason: (plan) => modelSplitReason(plan, 'accelerate'),
+  render(plan, ctx) {
+    const s = plan.settings
+    if (s.nodes > 1 && ctx.hosts.length === 0) {
+      ctx.warn(
+        'accelerate-main-process-ip',
+        'The multi-machine configs carry no main_process_ip; pass --main_process_ip <first machine> to accelerate launch, or export again with --hosts.',
+      )
+    }
+    const files: ExportFile[] = []
+    for (let rank = 0; rank < s.nodes; rank += 1) {
+      const name = accelerateFileName(plan, rank)
+      const header = [
+        provenance(plan),
+        `Launch: RIGFIT_PLAN_FILE=${PLAN_FILE} accelerate launch --config_file ${name} train.py`,
+        `The training script sets its DataLoader batch_size to ${s.microBatch} and Accelerator(gradient_accumulation_steps=${s.gradAccum}), both read from ${PLAN_FILE}.`,
+      ]
+      if (s.nodes > 1)
+        header.splice(1, 0, `Machine ${rank} of ${s.nodes}: run this on the machine with rank ${rank}.`)
+      files.push(textFile(name, yamlDocument(buildConfig(plan, rank, ctx), header)))
+    }
+    files.push(planFile(plan))
+    return files
+  },
+  validate(files, plan) {
+    const problems: string[] = []
+    for (let rank = 0; rank < plan.settings.nodes; rank += 1) {
+      const name = accelerateFileName(plan, rank)
+      const found = validateStructured(files, name, 'yaml', AccelerateConfig)
+      problems.push(...found)
+      if (found.length > 0) continue
+      const config = parseYaml11(files.find((f) => f.path === name)?.content ?? '') as AccelerateConfig
+      if (config.machine_rank !== rank)
+        problems.push(`${name}: machine_rank ${config.machine_rank} != ${rank}`)
+      if (config.num_processes !== worldSize(plan.settings))
+        problems.push(`${name}: num_processes != world size`)
+      if (config.distributed_type === 'DEEPSPEED' && !config.deepspeed_config)
+        problems.push(`${name}: DEEPSPEED without deepspeed_config`)
+      if (config.distributed_type === 'FSDP' && !config.fsdp_config)
+        problems.push(`${name}: FSDP without fsdp_config`)
+    }
+    return [...problems, ...validatePlanFile(files, plan)]
+  },
+}

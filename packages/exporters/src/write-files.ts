@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto'
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, isAbsolute, join, normalize, relative } from 'node:path'
+import { RigfitError } from '@rigfit/core'
+import type { ExportFile } from './types.js'
+
+function targetPath(outDir: string, file: ExportFile): string {
+  const target = join(outDir, file.path)
+  const rel = relative(outDir, target)
+  if (isAbsolute(file.path) || rel.startsWith('..') || normalize(file.path) !== rel) {
+    throw new Error(`export file path escapes the output directory: ${file.path}`)
+  }
+  return target
+}
+
+async function existing(path: string): Promise<'file' | 'dir' | null> {
+  try {
+    return (await lstat(path)).isDirectory() ? 'dir' : 'file'
+  } catch (error) {
+    // ENOTDIR: a parent is a file; the write below reports it.
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null
+    throw error
+  }
+}
+
+function ioError(message: string, error: unknown): RigfitError {
+  return new RigfitError(
+    'io',
+    'E_WRITE',
+    `${message}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    {
+      suggestion: 'Check that the output directory is writable and the disk has space.',
+      cause: error,
+    },
+  )
+}
+
+/**
+ * Writes every file or none: refuses existing files unless `force`, writes each to a temp file beside its target,
+ * and renames them into place only when all were written. Returns the written paths.
+ */
+export async function writeExportFiles(
+  outDir: string,
+  files: ExportFile[],
+  options: { force: boolean },
+): Promise<string[]> {
+  const targets = files.map((file) => ({ file, path: targetPath(outDir, file) }))
+  const clashes: string[] = []
+  for (const { path } of targets) {
+    const kind = await existing(path)
+    if (kind === 'dir') {
+      throw new RigfitError(
+        'exists',
+        'E_EXISTS_DIR',
+        `${path} is a directory, where the export writes a file`,
+        {
+          suggestion: 'Choose another --out directory.',
+        },
+      )
+    }
+    if (kind === 'file' && !options.force) clashes.push(path)
+  }
+  if (clashes.length > 0) {
+    throw new RigfitError(
+      'exists',
+      'E_EXISTS',
+      `refusing to overwrite ${clashes.length} existing file(s): ${clashes.join(', ')}`,
+      {
+        suggestion: 'Pass --force to overwrite them, or choose another --out directory.',
+        details: clashes,
+      },
+    )
+  }
+  const suffix = `.rigfit-tmp-${process.pid}-${randomBytes(4).toString('hex')}`
+  const temps: string[] = []
+  try {
+    for (const { file, path } of targets) {
+      await mkdir(dirname(path), { recursive: true })
+      const temp = `${path}${suffix}`
+      temps.push(temp)
+      await writeFile(temp, file.content, { mode: file.executable ? 0o755 : 0o644, flag: 'wx' })
+    }
+  } catch (error) {
+    await Promise.all(temps.map((t) => rm(t, { force: true })))
+    throw ioError(`cannot write the export to ${outDir}`, error)
+  }
+  const written: string[] = []
+  try {
+    for (const [i, { path }] of targets.entries()) {
+      await rename(temps[i] as string, path)
+      written.push(path)
+    }
+  } catch (error) {
+    await Promise.all(temps.slice(written.length).map((t) => rm(t, { force: true })))
+    throw ioError(`renamed ${written.length} of ${targets.length} files into ${outDir}, then failed`, error)
+  }
+  return written
+}

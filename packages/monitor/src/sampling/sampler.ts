@@ -1,0 +1,137 @@
+import { EventEmitter } from 'node:events'
+import type { MonitorGpuReading } from '@rigfit/core'
+import { findAmdGpuDevices, readAmdGpus } from './amdgpu-sysfs.js'
+import { type HostReading, HostSampler } from './host-sampler.js'
+import { NvidiaSmiStream, type NvidiaStreamEnd, type NvidiaSweep } from './nvidia-smi-stream.js'
+
+export type GpuSource = 'nvidia-smi' | 'amdgpu-sysfs' | 'none'
+
+export interface Sample extends HostReading {
+  time: Date
+  gpus: MonitorGpuReading[]
+  gpuSource: GpuSource
+  /** True when `gpus` is a fresh, complete sweep: only then may a missing device be read as a lost one. */
+  gpusFresh: boolean
+  /** Lines the GPU tool printed that were not readings ("Unable to determine the device handle …"). */
+  problems: string[]
+}
+
+export interface SamplerOptions {
+  intervalMs: number
+  nvidiaSmi: string
+  procRoot: string
+  sysfsRoot: string
+  useProcfs: boolean
+  env?: NodeJS.ProcessEnv
+}
+
+const NVIDIA_RESTARTS = 5
+
+/**
+ * Emits one sample per interval. NVIDIA sweeps drive the cadence while the persistent nvidia-smi answers;
+ * otherwise a timer reads amdgpu sysfs (or no GPU) and the host. Host readings ride along with each sample.
+ */
+export class Sampler extends EventEmitter<{ sample: [Sample]; notice: ['info' | 'warning', string] }> {
+  private readonly host: HostSampler
+  private nvidia: NvidiaSmiStream | null = null
+  private nvidiaRestarts = 0
+  private lastSweepAt = 0
+  private lastNvidia: MonitorGpuReading[] = []
+  private amdDevices: string[] = []
+  private timer: NodeJS.Timeout | undefined
+  private restartTimer: NodeJS.Timeout | undefined
+  private stopped = false
+  private markReady: () => void = () => {}
+  /**
+   * Settles once the GPUs are known: the first NVIDIA sweep or amdgpu reading, or nvidia-smi gone (absent or
+   * failed). The monitor waits for it (bounded) before the first launch, to know which devices the run uses.
+   */
+  readonly ready: Promise<void>
+
+  constructor(private readonly options: SamplerOptions) {
+    super()
+    this.host = new HostSampler(options)
+    this.ready = new Promise((resolve) => {
+      this.markReady = resolve
+    })
+  }
+
+  start(): void {
+    this.amdDevices = findAmdGpuDevices(this.options.sysfsRoot)
+    this.startNvidia()
+    this.timer = setInterval(() => this.onTimer(), this.options.intervalMs)
+    this.timer.unref()
+  }
+
+  stop(): void {
+    this.stopped = true
+    clearInterval(this.timer)
+    clearTimeout(this.restartTimer)
+    this.nvidia?.stop()
+    this.nvidia = null
+  }
+
+  private startNvidia(): void {
+    const stream = new NvidiaSmiStream({
+      command: this.options.nvidiaSmi,
+      intervalMs: this.options.intervalMs,
+      env: this.options.env,
+    })
+    stream.on('sweep', (sweep) => this.onSweep(sweep))
+    stream.on('end', (end) => this.onNvidiaEnd(end))
+    this.nvidia = stream
+    stream.start()
+  }
+
+  private onSweep(sweep: NvidiaSweep): void {
+    this.lastSweepAt = Date.now()
+    this.lastNvidia = sweep.readings
+    this.markReady()
+    this.emit('sample', {
+      time: new Date(),
+      gpus: sweep.readings,
+      gpuSource: 'nvidia-smi',
+      gpusFresh: true,
+      problems: sweep.problems,
+      ...this.host.read(),
+    })
+  }
+
+  private onNvidiaEnd(end: NvidiaStreamEnd): void {
+    this.nvidia = null
+    this.markReady()
+    if (this.stopped) return
+    if (end.notFound) {
+      if (this.amdDevices.length === 0)
+        this.emit('notice', 'info', 'nvidia-smi not found: NVIDIA GPUs are not sampled.')
+      return
+    }
+    const why = `nvidia-smi exited (${end.signal ?? `code ${end.code}`})${end.message ? `: ${end.message}` : ''}`
+    if (end.sweeps === 0 || this.nvidiaRestarts >= NVIDIA_RESTARTS) {
+      this.emit('notice', 'warning', `${why}; GPU readings stop here.`)
+      this.lastNvidia = []
+      return
+    }
+    this.nvidiaRestarts += 1
+    this.emit('notice', 'warning', `${why}; restarting it (${this.nvidiaRestarts}/${NVIDIA_RESTARTS}).`)
+    this.restartTimer = setTimeout(() => this.startNvidia(), 1000)
+    this.restartTimer.unref()
+  }
+
+  /** Fills the gaps: no NVIDIA stream, or a stream that stalled (then the last rows are shown as stale). */
+  private onTimer(): void {
+    const nvidiaLive = this.lastSweepAt > 0 && Date.now() - this.lastSweepAt < this.options.intervalMs * 2.5
+    if (nvidiaLive) return
+    const amd = this.amdDevices.length > 0 ? readAmdGpus(this.amdDevices) : []
+    const useAmd = amd.length > 0
+    if (useAmd) this.markReady()
+    this.emit('sample', {
+      time: new Date(),
+      gpus: useAmd ? amd : this.lastNvidia,
+      gpuSource: useAmd ? 'amdgpu-sysfs' : this.lastNvidia.length > 0 ? 'nvidia-smi' : 'none',
+      gpusFresh: useAmd,
+      problems: [],
+      ...this.host.read(),
+    })
+  }
+}

@@ -1,0 +1,500 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { MonitorRecord, TrainingPlan } from '@rigfit/core'
+import { describe, expect, it } from 'vitest'
+import {
+  collect,
+  fakeTrainer,
+  fixturesDir,
+  isAlive,
+  monitorEnv,
+  ofType,
+  planFixture,
+  readRecords,
+  runCli,
+  startCli,
+  tempDir,
+  trainerEvents,
+  waitFor,
+  writeJson,
+} from './helpers/harness.js'
+
+const scenario = (name: string) => join(fixturesDir, 'nvidia-smi', name)
+const fast = ['--interval-ms', '100', '--restart-delay', '0', '--grace-seconds', '0.5']
+
+describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', () => {
+  it('relaunches after a CUDA OOM with half the micro-batch, twice the accumulation, the same effective batch, resuming from the checkpoint', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const ckpt = join(work, 'ckpt')
+    const originalPlan = readFileSync(planFixture, 'utf8')
+    const result = await runCli(
+      [
+        'monitor',
+        '--plan',
+        planFixture,
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--steps',
+        '12',
+        '--checkpoint-dir',
+        ckpt,
+        '--checkpoint-every',
+        '5',
+        '--oom-at-step',
+        '7',
+        '--oom-above-micro-batch',
+        '4',
+      ],
+      monitorEnv(work, scenario('workstation-rtx4090.json')),
+      work,
+    )
+    expect(result.code, result.stderr).toBe(0)
+    const records = readRecords(logDir)
+    const launches = ofType(records, 'launch')
+    expect(launches).toHaveLength(2)
+    const [first, second] = launches.map((launch) => launch.settings)
+    expect(first).toMatchObject({ microBatch: 8, gradAccum: 2, effectiveBatch: 16 })
+    expect(second).toMatchObject({ microBatch: 4, gradAccum: 4, effectiveBatch: 16 })
+    expect(ofType(records, 'exit').map((exit) => exit.cause)).toEqual(['gpu-oom', 'success'])
+    expect(ofType(records, 'detection').some((d) => d.cause === 'gpu-oom')).toBe(true)
+    const relaunch = ofType(records, 'action').find((a) => a.action === 'relaunch')
+    expect(relaunch?.cause).toBe('gpu-oom')
+
+    // The trainer saw the new settings through the env vars and the rewritten plan copy.
+    const starts = trainerEvents(records).filter((e) => e.event === 'start')
+    expect(
+      starts.map((s) => [s.microBatch, s.gradAccum, s.planMicroBatch, s.planGradAccum, s.planEffectiveBatch]),
+    ).toEqual([
+      [8, 2, 8, 2, 16],
+      [4, 4, 4, 4, 16],
+    ])
+    const planCopy = TrainingPlan.parse(JSON.parse(readFileSync(join(logDir, 'plan.attempt-2.json'), 'utf8')))
+    expect(planCopy.settings).toMatchObject({ microBatch: 4, gradAccum: 4, effectiveBatch: 16 })
+    expect(planCopy.memory.perDevice.total).toBeLessThan(
+      TrainingPlan.parse(JSON.parse(originalPlan)).memory.perDevice.total,
+    )
+    expect(readFileSync(planFixture, 'utf8')).toBe(originalPlan)
+
+    // Attempt 1 checkpointed at step 5 and died at step 7; attempt 2 resumed at 5 and went on from 6.
+    const resumed = trainerEvents(records).find((e) => e.event === 'resumed')
+    expect(resumed).toMatchObject({ attempt: 2, step: 5 })
+    const secondSteps = ofType(records, 'metrics').filter(
+      (m) => m.attempt === 2 && m.step !== null && m.step > 5,
+    )
+    expect(secondSteps[0]?.step).toBe(6)
+    expect(existsSync(join(ckpt, 'checkpoint.json'))).toBe(true)
+    expect(ofType(records, 'summary')[0]).toMatchObject({ outcome: 'completed', exitCode: 0, attempts: 2 })
+  })
+
+  it('pauses the trainer above --max-temp and resumes it only below --max-temp minus --temp-hysteresis', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const result = await runCli(
+      [
+        'monitor',
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--max-temp',
+        '85',
+        '--temp-hysteresis',
+        '10',
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--steps',
+        '100',
+        '--step-ms',
+        '20',
+      ],
+      monitorEnv(work, scenario('rtx3090-blower-card-overheating.json')),
+      work,
+    )
+    expect(result.code, result.stderr).toBe(0)
+    const records = readRecords(logDir)
+    const actions = ofType(records, 'action')
+    const pause = actions.find((a) => a.action === 'pause')
+    const resume = actions.find((a) => a.action === 'resume')
+    expect(pause).toMatchObject({ cause: 'temperature', details: { temperatureC: 86, maxTempC: 85 } })
+    expect(resume).toMatchObject({ cause: 'temperature', details: { temperatureC: 74, resumeBelowC: 75 } })
+    expect(actions.filter((a) => a.action === 'pause')).toHaveLength(1)
+
+    // Each action follows the sample that triggered it. Nothing at or below 85 °C paused the run, and 81 and
+    // 78 °C (not below 75) did not resume it.
+    const at = (record: MonitorRecord) => records.indexOf(record)
+    const pauseAt = at(pause as MonitorRecord)
+    const resumeAt = at(resume as MonitorRecord)
+    const temps = (from: number, to: number) =>
+      ofType(records, 'sample')
+        .filter((s) => at(s) > from && at(s) < to)
+        .map((s) => s.gpus[0]?.temperatureC ?? null)
+    const beforePause = temps(-1, pauseAt)
+    expect(beforePause.at(-1)).toBe(86)
+    expect(beforePause.slice(0, -1).every((t) => t !== null && t <= 85)).toBe(true)
+    const whilePaused = temps(pauseAt, resumeAt)
+    expect(whilePaused.at(-1)).toBe(74)
+    expect(whilePaused.slice(0, -1)).toEqual(expect.arrayContaining([81, 78]))
+    expect(whilePaused.slice(0, -1).every((t) => t !== null && t >= 75)).toBe(true)
+
+    // The trainer really stopped: at most a line already in the pipe arrives during the pause, and it got SIGCONT.
+    const stepsWhilePaused = ofType(records, 'metrics').filter((m) => at(m) > pauseAt && at(m) < resumeAt)
+    expect(stepsWhilePaused.length).toBeLessThanOrEqual(1)
+    const continued = trainerEvents(records).find((e) => e.event === 'continued')
+    expect(continued).toBeDefined()
+    expect(ofType(records, 'summary')[0]?.pausedSeconds).toBeGreaterThan(0)
+  })
+
+  it('on Ctrl-C stops the trainer and its grandchild, even one that ignores SIGINT and SIGTERM', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const pidFile = join(work, 'pids.json')
+    const cli = startCli(
+      [
+        'monitor',
+        '--log-dir',
+        logDir,
+        '--interval-ms',
+        '100',
+        '--grace-seconds',
+        '0.3',
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--steps',
+        '100000',
+        '--step-ms',
+        '20',
+        '--spawn-grandchild',
+        '--grandchild-ignores-signals',
+        '--pid-file',
+        pidFile,
+      ],
+      monitorEnv(work, scenario('workstation-rtx4090.json')),
+      work,
+    )
+    const done = collect(cli)
+    const pids = await waitFor(
+      () =>
+        existsSync(pidFile)
+          ? (JSON.parse(readFileSync(pidFile, 'utf8')) as { trainer: number; grandchild: number })
+          : null,
+      20_000,
+      'the trainer to write its pids',
+    )
+    expect(isAlive(pids.trainer) && isAlive(pids.grandchild)).toBe(true)
+    cli.kill('SIGINT')
+    const result = await done
+    expect(isAlive(pids.trainer)).toBe(false)
+    expect(isAlive(pids.grandchild)).toBe(false)
+    // The trainer handled SIGINT itself (saved and exited 130): that is the monitor's exit code too.
+    expect(result.code).toBe(130)
+    const records = readRecords(logDir)
+    expect(ofType(records, 'action').some((a) => a.action === 'stop' && a.cause === 'interrupt')).toBe(true)
+    expect(ofType(records, 'exit')[0]?.cause).toBe('interrupted')
+    expect(ofType(records, 'summary')[0]).toMatchObject({ outcome: 'interrupted', exitCode: 130 })
+    expect(ofType(records, 'launch')).toHaveLength(1)
+  })
+
+  it('stops a failing trainer at the retry limit with the monitor exit code', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const result = await runCli(
+      [
+        'monitor',
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--max-restarts',
+        '2',
+        '--crash-loop-failures',
+        '5',
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--crash',
+      ],
+      monitorEnv(work, null),
+      work,
+    )
+    expect(result.code).toBe(9)
+    expect(result.stderr).toMatch(/E_MONITOR_STOPPED/)
+    expect(result.stderr).toMatch(/retry limit/)
+    const records = readRecords(logDir)
+    expect(ofType(records, 'launch')).toHaveLength(3)
+    expect(ofType(records, 'exit').map((e) => e.cause)).toEqual(['crash', 'crash', 'crash'])
+    expect(ofType(records, 'action').filter((a) => a.action === 'relaunch')).toHaveLength(2)
+    expect(ofType(records, 'action').at(-1)).toMatchObject({ action: 'stop', cause: 'retry-limit' })
+    expect(ofType(records, 'summary')[0]).toMatchObject({ outcome: 'stopped', exitCode: 9, attempts: 3 })
+  })
+
+  it('recognises a crash loop before the retry limit', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const result = await runCli(
+      [
+        'monitor',
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--max-restarts',
+        '10',
+        '--crash-loop-failures',
+        '3',
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--crash',
+      ],
+      monitorEnv(work, null),
+      work,
+    )
+    expect(result.code).toBe(9)
+    const records = readRecords(logDir)
+    expect(ofType(records, 'launch')).toHaveLength(3)
+    expect(ofType(records, 'action').at(-1)).toMatchObject({ action: 'stop', cause: 'crash-loop' })
+  })
+
+  it('--json prints one valid JSON record per line on stdout and the trainer output on stderr', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const result = await runCli(
+      [
+        'monitor',
+        '--json',
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--plan',
+        planFixture,
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--steps',
+        '15',
+        '--step-ms',
+        '20',
+      ],
+      monitorEnv(work, scenario('workstation-rtx4090.json')),
+      work,
+    )
+    expect(result.code, result.stderr).toBe(0)
+    const lines = result.stdout.split('\n').filter((line) => line !== '')
+    expect(lines.length).toBeGreaterThan(5)
+    const records = lines.map((line) => MonitorRecord.parse(JSON.parse(line)))
+    const types = new Set(records.map((r) => r.type))
+    for (const type of ['start', 'launch', 'sample', 'metrics', 'exit', 'summary'] as const)
+      expect(types).toContain(type)
+    expect(types).not.toContain('output')
+    expect(records[0]?.type).toBe('start')
+    expect(records.at(-1)?.type).toBe('summary')
+    expect(result.stderr).toContain('"event":"done"')
+    const predicted = ofType(records, 'sample').find((s) => s.attempt !== null && s.gpus.length > 0)?.gpus[0]
+      ?.predictedBytes
+    expect(predicted).toBe(
+      TrainingPlan.parse(JSON.parse(readFileSync(planFixture, 'utf8'))).memory.perDevice.total,
+    )
+  })
+
+  it('kills a trainer that stops making progress and relaunches it', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const ckpt = join(work, 'ckpt')
+    const result = await runCli(
+      [
+        'monitor',
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--hang-minutes',
+        '0.01',
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--steps',
+        '8',
+        '--checkpoint-dir',
+        ckpt,
+        '--checkpoint-every',
+        '2',
+        '--hang-at-step',
+        '4',
+        '--fault-attempt',
+        '1',
+      ],
+      monitorEnv(work, null),
+      work,
+    )
+    expect(result.code, result.stderr).toBe(0)
+    const records = readRecords(logDir)
+    expect(ofType(records, 'detection').some((d) => d.cause === 'hang')).toBe(true)
+    expect(ofType(records, 'action').some((a) => a.action === 'kill' && a.cause === 'hang')).toBe(true)
+    expect(ofType(records, 'exit').map((e) => e.cause)).toEqual(['hang', 'success'])
+    expect(trainerEvents(records).find((e) => e.event === 'resumed')).toMatchObject({ attempt: 2, step: 2 })
+  })
+
+  it('relaunches on the remaining GPU with doubled accumulation when a GPU falls off the bus', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const plan = TrainingPlan.parse(JSON.parse(readFileSync(planFixture, 'utf8')))
+    const dualPlan = writeJson(join(work, 'dual-rtx4090.plan.json'), {
+      ...plan,
+      hardware: { ...plan.hardware, gpus: 2 },
+      settings: {
+        ...plan.settings,
+        gpus: 2,
+        microBatch: 4,
+        gradAccum: 2,
+        effectiveBatch: 16,
+        strategy: 'ddp',
+        backend: 'nccl',
+      },
+    })
+    const result = await runCli(
+      [
+        'monitor',
+        '--plan',
+        dualPlan,
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--steps',
+        '80',
+        '--step-ms',
+        '20',
+        '--checkpoint-dir',
+        join(work, 'ckpt'),
+      ],
+      monitorEnv(work, scenario('dual-rtx4090-gpu1-falls-off.json')),
+      work,
+    )
+    expect(result.code, result.stderr).toBe(0)
+    const records = readRecords(logDir)
+    expect(ofType(records, 'detection').find((d) => d.cause === 'device-lost')?.details).toMatchObject({
+      lost: [1],
+    })
+    expect(ofType(records, 'exit')[0]?.cause).toBe('device-lost')
+    const second = ofType(records, 'launch')[1]
+    expect(second?.visibleDevices).toEqual([0])
+    expect(second?.env).toMatchObject({
+      CUDA_VISIBLE_DEVICES: '0',
+      CUDA_DEVICE_ORDER: 'PCI_BUS_ID',
+      RIGFIT_GRAD_ACCUM: '4',
+    })
+    expect(second?.settings).toMatchObject({ gpus: 1, microBatch: 4, gradAccum: 4, effectiveBatch: 16 })
+    const start = trainerEvents(records).find((e) => e.event === 'start' && e.attempt === 2)
+    expect(start).toMatchObject({ cudaVisibleDevices: '0', gradAccum: 4, planEffectiveBatch: 16 })
+    const copy = TrainingPlan.parse(JSON.parse(readFileSync(join(logDir, 'plan.attempt-2.json'), 'utf8')))
+    expect(copy.settings).toMatchObject({ gpus: 1, strategy: 'single' })
+  })
+
+  it('treats a SIGKILL as a host OOM kill and shrinks the micro-batch given by flag', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const result = await runCli(
+      [
+        'monitor',
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--micro-batch',
+        '2',
+        '--grad-accum',
+        '3',
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--steps',
+        '6',
+        '--kill-self-at-step',
+        '3',
+        '--fault-attempt',
+        '1',
+      ],
+      monitorEnv(work, null),
+      work,
+    )
+    expect(result.code, result.stderr).toBe(0)
+    const records = readRecords(logDir)
+    expect(ofType(records, 'exit')[0]).toMatchObject({ cause: 'host-oom-kill', signal: 'SIGKILL' })
+    expect(ofType(records, 'launch').map((l) => l.env.RIGFIT_MICRO_BATCH)).toEqual(['2', '1'])
+    expect(ofType(records, 'launch')[1]?.settings).toMatchObject({
+      microBatch: 1,
+      gradAccum: 6,
+      effectiveBatch: 6,
+      device: 'cpu',
+    })
+  })
+
+  it('with --no-oom-recovery exits with the trainer code and records the skipped action', async () => {
+    const work = tempDir()
+    const logDir = join(work, 'log')
+    const result = await runCli(
+      [
+        'monitor',
+        '--plan',
+        planFixture,
+        '--log-dir',
+        logDir,
+        ...fast,
+        '--no-oom-recovery',
+        '--',
+        process.execPath,
+        fakeTrainer,
+        '--steps',
+        '5',
+        '--oom-at-step',
+        '2',
+      ],
+      monitorEnv(work, scenario('workstation-rtx4090.json')),
+      work,
+    )
+    expect(result.code).toBe(1)
+    const records = readRecords(logDir)
+    expect(ofType(records, 'launch')).toHaveLength(1)
+    expect(ofType(records, 'action').find((a) => a.action === 'skipped')?.reason).toMatch(/--no-oom-recovery/)
+  })
+
+  it('refuses bad input with a coded error and a suggestion', async () => {
+    const work = tempDir()
+    const env = monitorEnv(work, null)
+    const noCommand = await runCli(['monitor', '--log-dir', join(work, 'a')], env, work)
+    expect(noCommand.code).toBe(2)
+    expect(noCommand.stderr).toMatch(/E_NO_COMMAND[\s\S]*Suggestion:/)
+
+    const badPlan = writeJson(join(work, 'bad.plan.json'), { schemaVersion: 1, mode: 'turbo' })
+    const invalid = await runCli(['monitor', '--plan', badPlan, '--', 'true'], env, work)
+    expect(invalid.code).toBe(4)
+    expect(invalid.stderr).toMatch(/bad\.plan\.json/)
+
+    const notFound = await runCli(
+      ['monitor', '--log-dir', join(work, 'b'), '--', 'no-such-trainer-binary'],
+      env,
+      work,
+    )
+    expect(notFound.code).toBe(3)
+    expect(notFound.stderr).toMatch(/E_COMMAND_NOT_FOUND/)
+
+    const hysteresis = await runCli(
+      ['monitor', '--max-temp', '80', '--temp-hysteresis', '90', '--', 'true'],
+      env,
+      work,
+    )
+    expect(hysteresis.code).toBe(2)
+    expect(hysteresis.stderr).toMatch(/--temp-hysteresis/)
+
+    const logDir = join(work, 'c')
+    expect((await runCli(['monitor', '--log-dir', logDir, '--', 'true'], env, work)).code).toBe(0)
+    const again = await runCli(['monitor', '--log-dir', logDir, '--', 'true'], env, work)
+    expect(again.code).toBe(8)
+    expect(again.stderr).toMatch(/E_LOG_EXISTS[\s\S]*--force/)
+    expect((await runCli(['monitor', '--log-dir', logDir, '--force', '--', 'true'], env, work)).code).toBe(0)
+  })
+})

@@ -1,0 +1,112 @@
+import type { Gpu } from '@rigfit/core'
+import { familyOf } from '@rigfit/core'
+import type { PciGpu } from '../linux/pci-gpus.js'
+import { parseAmdSmi } from '../parsers/amd-smi.js'
+import { type AmdGpuRow, parseRocmSmiJson } from '../parsers/rocm-smi.js'
+import { type ProbeContext, requireSuccess } from '../probe-runner.js'
+import { gpuRecord } from './gpu-record.js'
+import { amdPrecision } from './precision.js'
+
+/** gfx targets of AMD APUs (Raven, Renoir/Cezanne, Rembrandt, Raphael, Phoenix, Strix): integrated GPUs. */
+const APU_TARGETS = /^gfx(90[29c]|103[5-7]|110[3]|115[0-2])$/
+
+const ROCM_SMI_ARGS = [
+  '--showproductname',
+  '--showmeminfo',
+  'vram',
+  '--showtemp',
+  '--showpower',
+  '--showmaxpower',
+  '--showbus',
+  '--showdriverversion',
+  '--json',
+]
+
+export interface AmdProbeData {
+  rows: AmdGpuRow[]
+  source: 'amd-smi' | 'rocm-smi'
+}
+
+/** amd-smi (the current tool) and rocm-smi (older ROCm) in parallel; amd-smi's answer wins when both work. */
+export async function probeAmd(ctx: ProbeContext): Promise<AmdProbeData | null> {
+  const [amdSmi, rocmSmi] = await Promise.all([
+    ctx.probe('amd-smi', async (handle) => {
+      const [staticRun, metricRun] = await Promise.all([
+        handle.tool('amd-smi', ['static', '--json']),
+        handle.tool('amd-smi', ['metric', '--json']),
+      ])
+      const parsed = parseAmdSmi(
+        requireSuccess(staticRun).stdout,
+        ...(metricRun.ok ? [metricRun.stdout] : []),
+      )
+      if (parsed.rows.length === 0) throw new Error(parsed.problems.join('; ') || 'amd-smi listed no GPUs')
+      if (!metricRun.ok) handle.problem(`amd-smi metric: ${metricRun.error}`)
+      return parsed.rows
+    }),
+    ctx.probe('rocm-smi', async (handle) => {
+      const parsed = parseRocmSmiJson(requireSuccess(await handle.tool('rocm-smi', ROCM_SMI_ARGS)).stdout)
+      if (parsed.rows.length === 0) throw new Error(parsed.problems.join('; '))
+      return parsed.rows
+    }),
+  ])
+  if (amdSmi) return { rows: amdSmi, source: 'amd-smi' }
+  if (rocmSmi) return { rows: rocmSmi, source: 'rocm-smi' }
+  return null
+}
+
+/** Bus ids as tools print them differ in case and domain width; this is the form used to join them. */
+export function normalizeBusId(busId: string | null): string | null {
+  if (!busId) return null
+  const match = /^(?:([0-9a-f]+):)?([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])$/i.exec(busId.trim())
+  if (!match) return busId.toLowerCase()
+  const domain = (match[1] ?? '0').slice(-4).padStart(4, '0')
+  return `${domain}:${match[2]}:${match[3]}.${match[4]}`.toLowerCase()
+}
+
+/**
+ * AMD GPU records from a tool's rows, or from amdgpu sysfs when no tool answered. An APU's VRAM is its BIOS
+ * carve-out (what amdgpu reports), never the system RAM it can borrow.
+ */
+export function amdGpus(tool: AmdProbeData | null, pci: PciGpu[]): Gpu[] {
+  const sysfs = pci.filter((device) => device.vendor === 'amd' && device.driver === 'amdgpu')
+  const byBus = new Map(sysfs.map((device) => [normalizeBusId(device.busId), device]))
+  const rows: { row: AmdGpuRow | null; device: PciGpu | null }[] = tool
+    ? tool.rows.map((row) => ({ row, device: byBus.get(normalizeBusId(row.busId)) ?? null }))
+    : sysfs.map((device) => ({ row: null, device }))
+  return rows.map(({ row, device }, position) => {
+    const gfxTarget = row?.gfxTarget ?? device?.gfxTarget ?? null
+    const vramTotalBytes = row?.vramTotalBytes ?? device?.vramTotalBytes ?? 0
+    const usedBytes = row?.vramUsedBytes ?? device?.vramUsedBytes ?? null
+    const integrated =
+      (gfxTarget !== null && APU_TARGETS.test(gfxTarget)) ||
+      (vramTotalBytes > 0 && vramTotalBytes <= 1024 ** 3)
+    const name = row?.name ?? device?.productName ?? `AMD GPU ${device?.deviceId ?? ''}`.trim()
+    return gpuRecord({
+      index: row?.index ?? position,
+      vendor: 'amd',
+      name,
+      detectedBy: tool?.source ?? 'sysfs',
+      busId: row?.busId ?? device?.busId ?? null,
+      family: familyOf('amd', name, gfxTarget),
+      integrated,
+      unifiedMemory: integrated,
+      vramTotalBytes,
+      vramUsableBytes: vramTotalBytes,
+      vramFreeBytes:
+        usedBytes === null || vramTotalBytes === 0 ? null : Math.max(0, vramTotalBytes - usedBytes),
+      gfxTarget,
+      ...(gfxTarget ? amdPrecision(gfxTarget) : {}),
+      powerLimitWatts: row?.powerLimitW ?? device?.powerCapWatts ?? null,
+      powerDrawWatts: row?.powerDrawW ?? null,
+      temperatureC: row?.temperatureC ?? device?.temperatureC ?? null,
+      pcie: {
+        gen: device?.pcie.gen ?? null,
+        width: device?.pcie.width ?? null,
+        maxGen: row?.pcieMaxGen ?? device?.pcie.maxGen ?? null,
+        maxWidth: row?.pcieMaxWidth ?? device?.pcie.maxWidth ?? null,
+      },
+      driverVersion: row?.driverVersion ?? null,
+      migMode: 'unsupported',
+    })
+  })
+}

@@ -1,0 +1,93 @@
+/**
+ * Shared value parsing for tool output. Vendor tools print "N/A", "[N/A]", "[Not Supported]",
+ * "[Unknown Error]" or "[GPU is lost]" where a figure is missing; all of those mean "unknown" here.
+ */
+export function isMissingValue(raw: string | undefined | null): boolean {
+  if (raw === undefined || raw === null) return true
+  const value = raw.trim()
+  return value === '' || /^\[.*\]$/.test(value) || /^(n\/a|na|none|unknown|not supported)$/i.test(value)
+}
+
+/** A finite number from a tool's field, tolerating a trailing unit ("81920 MiB", "250.00 W"); else null. */
+export function parseNumber(raw: string | undefined | null): number | null {
+  if (isMissingValue(raw)) return null
+  const match = /^[+-]?(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?/.exec((raw as string).trim())
+  if (!match) return null
+  const value = Number(match[0])
+  return Number.isFinite(value) ? value : null
+}
+
+export function parseInteger(raw: string | undefined | null): number | null {
+  const value = parseNumber(raw)
+  return value === null ? null : Math.round(value)
+}
+
+export function parseText(raw: string | undefined | null): string | null {
+  return isMissingValue(raw) ? null : (raw as string).trim()
+}
+
+const UNIT_FACTORS: Record<string, number> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+}
+
+/**
+ * Bytes from a size with a unit ("8 GB", "196592 MB", "1536 MiB"). Vendor tools say "MB" for what are
+ * binary megabytes (amd-smi, system_profiler, nvidia-smi alike), so `binaryDefault` treats KB/MB/GB as
+ * 1024-based unless the caller knows better.
+ */
+export function parseSize(
+  raw: string | number | undefined | null,
+  defaultUnit = 'b',
+  binaryDefault = true,
+): number | null {
+  if (raw === undefined || raw === null) return null
+  if (typeof raw === 'number')
+    return Number.isFinite(raw) && raw >= 0 ? Math.round(raw * unitFactor(defaultUnit, binaryDefault)) : null
+  if (isMissingValue(raw)) return null
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?i?b)?\s*$/i.exec(raw)
+  if (!match) return null
+  const value = Number(match[1])
+  const unit = (match[2] ?? defaultUnit).toLowerCase()
+  return Math.round(value * unitFactor(unit, binaryDefault))
+}
+
+function unitFactor(unit: string, binaryDefault: boolean): number {
+  const lower = unit.toLowerCase()
+  if (binaryDefault && /^[kmgt]b$/.test(lower)) return UNIT_FACTORS[`${lower[0]}ib`] as number
+  return UNIT_FACTORS[lower] ?? 1
+}
+
+/** Removes ANSI escape sequences (nvidia-smi underlines the topology header). */
+export function stripAnsi(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching the escape character is the point
+  return text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')
+}
+
+/** Lines without trailing CR, empty ones dropped. */
+export function nonEmptyLines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.replace(/\s+$/, ''))
+    .filter((line) => line.trim() !== '')
+}
+
+/** JSON.parse that answers null instead of throwing; tool output is untrusted. */
+export function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,171 @@
+import type { Gpu, HardwareProfile } from '@rigfit/core'
+import { formatBytes } from './format.js'
+
+export interface SummaryStyle {
+  bold: (text: string) => string
+  dim: (text: string) => string
+  warn: (text: string) => string
+}
+
+const PLAIN: SummaryStyle = { bold: (t) => t, dim: (t) => t, warn: (t) => t }
+
+const orDash = (value: string | number | null | undefined, suffix = ''): string =>
+  value === null || value === undefined || value === '' ? '—' : `${value}${suffix}`
+
+/** A compact, readable summary of a profile for the terminal: one block per part, failed probes at the end. */
+export function formatProfileSummary(profile: HardwareProfile, style: SummaryStyle = PLAIN): string {
+  const lines: string[] = []
+  const row = (label: string, text: string) => lines.push(`${style.bold(label.padEnd(9))}${text}`)
+  const { host, cpu, memory } = profile
+  const context = [
+    host.container.detected ? 'container' : null,
+    host.virtualized ? 'virtual machine' : null,
+  ].filter(Boolean)
+  const source =
+    profile.source === 'detected'
+      ? ''
+      : ` [${profile.source}${profile.overrides.length > 0 ? `: ${profile.overrides.join(', ')}` : ''}]`
+  lines.push(
+    style.bold(
+      `${host.hostname} — ${host.distro}, ${host.platform} ${host.kernel}, ${host.arch}${context.length > 0 ? ` (${context.join(', ')})` : ''}${source}`,
+    ),
+  )
+
+  const flags = Object.entries(cpu.flags)
+    .filter(([, on]) => on)
+    .map(([flag]) => flag.toUpperCase())
+  const cores = `${cpu.physicalCores} cores / ${cpu.logicalCores} threads${cpu.usableCores < cpu.logicalCores ? ` (${cpu.usableCores} usable)` : ''}`
+  const clocks =
+    cpu.baseGHz || cpu.boostGHz
+      ? `${orDash(cpu.baseGHz)}${cpu.boostGHz ? `–${cpu.boostGHz}` : ''} GHz`
+      : 'clock unknown'
+  row(
+    'CPU',
+    [
+      cpu.brand,
+      cores,
+      clocks,
+      flags.join(' ') || 'no AVX2/AVX-512/NEON',
+      `${cpu.numaNodes} NUMA node${cpu.numaNodes > 1 ? 's' : ''}`,
+    ].join(' · '),
+  )
+
+  const swap =
+    memory.swap.deviceKind === 'none'
+      ? 'no swap'
+      : `swap ${formatBytes(memory.swap.totalBytes)} on ${memory.swap.deviceKind}`
+  const bandwidth =
+    memory.bandwidthGBs === null ? 'bandwidth not measured' : `${memory.bandwidthGBs} GB/s measured`
+  row(
+    'Memory',
+    [
+      `${formatBytes(memory.totalBytes)}${memory.limitedBy === 'cgroup' ? ' (container limit)' : ''}`,
+      `${formatBytes(memory.availableBytes)} available`,
+      `${formatBytes(memory.usableBytes)} usable after ${formatBytes(memory.osReserveBytes)} OS reserve`,
+      swap,
+      bandwidth,
+    ].join(' · '),
+  )
+
+  if (profile.gpus.length === 0) row('GPU', style.warn('none found — training would run on the CPU'))
+  for (const gpu of profile.gpus) row(`GPU ${gpu.index}`, describeGpu(gpu))
+  if (profile.gpus.length > 1 || profile.interconnect.kind !== 'none') {
+    const links = profile.interconnect.links.map((link) => `${link.a}↔${link.b} ${link.detail.split(':')[0]}`)
+    row('Links', `${profile.interconnect.kind}${links.length > 0 ? ` (${links.join(', ')})` : ''}`)
+  }
+
+  const accel = profile.acceleration
+  row(
+    'Accel',
+    [
+      `CUDA ${orDash(accel.cuda)}`,
+      `ROCm ${orDash(accel.rocm)}`,
+      `Metal ${accel.metal ? 'yes' : 'no'}${accel.mps ? ' (MPS)' : ''}`,
+      `OpenCL ${accel.opencl === null ? 'unknown' : accel.opencl ? 'yes' : 'no'}`,
+      ...(accel.xpu ? ['Intel XPU'] : []),
+    ].join(' · '),
+  )
+
+  for (const disk of profile.storage) {
+    const speed =
+      disk.readMBs === null && disk.writeMBs === null
+        ? ''
+        : ` · read ${orDash(disk.readMBs, ' MB/s')} · write ${orDash(disk.writeMBs, ' MB/s')}`
+    row(
+      'Storage',
+      `${disk.mount} (${disk.fsType} on ${disk.device}) · ${disk.kind} · ${formatBytes(disk.freeBytes)} free of ${formatBytes(disk.totalBytes)}${speed}`,
+    )
+  }
+  if (profile.storage.length === 0) row('Storage', 'none detected')
+
+  const network = profile.network
+  row(
+    'Network',
+    network.status === 'measured'
+      ? `${network.downloadMbps} Mbit/s download from ${network.target}`
+      : network.status === 'offline'
+        ? `unknown: ${network.target} could not be reached`
+        : 'unknown (not measured; --benchmark with --network-url)',
+  )
+
+  const power = profile.power
+  const battery = power.batteryPresent
+    ? `battery ${orDash(power.percent, '%')}${power.onBattery ? ', on battery' : ''}`
+    : 'no battery'
+  const ac = power.acOnline === null ? 'AC unknown' : power.acOnline ? 'on AC' : 'AC unplugged'
+  row('Power', [battery, ac, `TDP budget ${orDash(power.tdpBudgetWatts, ' W')}`].join(' · '))
+
+  const temps = [
+    `CPU ${orDash(profile.thermal.cpuTempC, ' °C')}`,
+    ...profile.gpus.map((gpu) => `GPU ${gpu.index} ${orDash(gpu.temperatureC, ' °C')}`),
+  ]
+  row('Thermal', `${temps.join(' · ')} · throttling risk ${profile.thermal.throttlingRisk}`)
+
+  if (profile.benchmark.ran)
+    row('Bench', `${profile.benchmark.ms} ms — ${profile.benchmark.notes.join('; ')}`)
+  for (const note of profile.notes) row('Note', note)
+
+  const failed = profile.probes.filter((probe) => !probe.ok && !probe.absent)
+  const absent = profile.probes.filter((probe) => probe.absent)
+  const ok = profile.probes.filter((probe) => probe.ok).length
+  if (profile.probes.length > 0) {
+    row(
+      'Probes',
+      `${ok} ok, ${failed.length} failed${absent.length > 0 ? `, not present here: ${absent.map((probe) => probe.name).join(', ')}` : ''}`,
+    )
+  }
+  for (const probe of failed)
+    row('', style.warn(`✗ ${probe.name} (${probe.ms} ms): ${probe.error ?? 'failed'}`))
+  return `${lines.join('\n')}\n`
+}
+
+function describeGpu(gpu: Gpu): string {
+  const free = gpu.vramFreeBytes === null ? '' : `, ${formatBytes(gpu.vramFreeBytes)} free`
+  const memory = gpu.unifiedMemory
+    ? `${formatBytes(gpu.vramUsableBytes)} usable of unified memory`
+    : `${formatBytes(gpu.vramTotalBytes)} VRAM${free}`
+  const capability = gpu.computeCapability
+    ? `compute ${gpu.computeCapability}`
+    : (gpu.gfxTarget ?? (gpu.metalFamily ? `Metal ${gpu.metalFamily}` : 'capability unknown'))
+  const formats = (['fp16', 'bf16', 'tf32', 'fp8', 'int8'] as const)
+    .map((format) => `${format.toUpperCase()} ${gpu[format]}`)
+    .join(' ')
+  const watts = gpu.powerLimitWatts ?? gpu.tdpWatts
+  const parts = [
+    gpu.name,
+    memory,
+    capability,
+    gpu.tensorCores ? 'tensor cores' : gpu.tensorCores === false ? 'no tensor cores' : null,
+    formats,
+    watts === null
+      ? null
+      : `${watts} W${gpu.powerLimitWatts !== null && gpu.tdpWatts !== null && gpu.powerLimitWatts !== gpu.tdpWatts ? ` limit (TDP ${gpu.tdpWatts} W)` : ''}`,
+    gpu.pcie.gen
+      ? `PCIe ${gpu.pcie.gen}.0 x${orDash(gpu.pcie.width)}${gpu.pcie.maxGen && gpu.pcie.maxGen !== gpu.pcie.gen ? ` (max ${gpu.pcie.maxGen}.0)` : ''}`
+      : null,
+    gpu.migMode === 'enabled' ? 'MIG on' : null,
+    gpu.driverVersion ? `driver ${gpu.driverVersion}` : null,
+    gpu.catalog ? `catalog ${gpu.catalog.id}` : 'not in catalog',
+  ]
+  return parts.filter((part): part is string => part !== null).join(' · ')
+}

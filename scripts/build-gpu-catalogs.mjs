@@ -1,0 +1,230 @@
+#!/usr/bin/env node
+// Builds each plugin's catalog.json from the shared GPU spec sheet (../shared/data/gpu-specs.csv beside the repo).
+//   node scripts/build-gpu-catalogs.mjs           write plugins/<family>/catalog.json
+//   node scripts/build-gpu-catalogs.mjs --check   exit 1 when a committed catalog differs from what the CSV gives
+// RIGFIT_GPU_SPECS=<file> reads another CSV. The catalogs are committed, so the CSV is only needed to rebuild them.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const defaultCsv = resolve(repoRoot, '../shared/data/gpu-specs.csv')
+
+/** The nvidia-smi / rocm-smi spellings a name-based match must recognise, beyond the generic ones. */
+const TOOL_ALIASES = {
+  'v100-sxm2-16gb': ['Tesla V100-SXM2-16GB'],
+  'v100-sxm2-32gb': ['Tesla V100-SXM2-32GB'],
+  'v100-pcie-16gb': ['Tesla V100-PCIE-16GB'],
+  'v100-pcie-32gb': ['Tesla V100-PCIE-32GB'],
+  'p100-sxm2-16gb': ['Tesla P100-SXM2-16GB'],
+  'p100-pcie-16gb': ['Tesla P100-PCIE-16GB'],
+  'a100-40gb-sxm4': ['NVIDIA A100-SXM4-40GB'],
+  'a100-40gb-pcie': ['NVIDIA A100-PCIE-40GB'],
+  'a100-80gb-sxm4': ['NVIDIA A100-SXM4-80GB'],
+  'a100-80gb-pcie': ['NVIDIA A100 80GB PCIe', 'NVIDIA A100-PCIE-80GB'],
+  'h100-sxm5-80gb': ['NVIDIA H100 80GB HBM3'],
+  'h100-pcie-80gb': ['NVIDIA H100 PCIe'],
+  'h200-sxm-141gb': ['NVIDIA H200'],
+  b200: ['NVIDIA B200'],
+  'mi250x': ['AMD Instinct MI250X/MI250'],
+}
+
+/** Plugin family of a spec-sheet row; null for vendors no bundled plugin covers. */
+function familyOf(vendor, series) {
+  if (vendor === 'NVIDIA') {
+    if (series === 'GeForce RTX 40') return 'rtx40'
+    if (series === 'GeForce RTX 30') return 'rtx30'
+    if (/^GeForce (RTX 20|GTX 16|GTX 10)$/.test(series)) return 'rtx20'
+    return 'datacenter'
+  }
+  if (vendor === 'AMD') return 'rdna'
+  if (vendor === 'Apple') return 'apple'
+  return null
+}
+
+export function parseCsv(text) {
+  const rows = []
+  let row = []
+  let field = ''
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"'
+        i++
+      } else if (ch === '"') quoted = false
+      else field += ch
+    } else if (ch === '"') quoted = true
+    else if (ch === ',') {
+      row.push(field)
+      field = ''
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++
+      row.push(field)
+      if (row.some((cell) => cell !== '')) rows.push(row)
+      row = []
+      field = ''
+    } else field += ch
+  }
+  if (field !== '' || row.length > 0) {
+    row.push(field)
+    rows.push(row)
+  }
+  const [header, ...body] = rows
+  return body.map((cells) => Object.fromEntries(header.map((name, i) => [name.trim(), (cells[i] ?? '').trim()])))
+}
+
+/** "35?" -> { value: 35, unverified: true }; "n/a" -> { value: null }. */
+function number(text) {
+  if (text === '' || text === 'n/a') return { value: null, unverified: false }
+  const unverified = text.endsWith('?')
+  const value = Number(unverified ? text.slice(0, -1) : text)
+  if (!Number.isFinite(value)) throw new Error(`not a number: "${text}"`)
+  return { value, unverified }
+}
+
+/** "yes", "no", "emulated", "yes?" (unverified), "yes (+FP6/FP4)". */
+function support(text) {
+  const unverified = text.includes('?')
+  const word = text.replace('?', '').split(/[\s(]/)[0].toLowerCase()
+  if (!['yes', 'no', 'emulated'].includes(word)) throw new Error(`unknown support value "${text}"`)
+  return { value: word, unverified }
+}
+
+function slug(name) {
+  return name
+    .toLowerCase()
+    .replace(/\((\d+)-core gpu\)/, '$1c')
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/\b(geforce|tesla|radeon|instinct|apple|generation)\b/g, ' ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+}
+
+/** Rows that stand for two boards ("Tesla V100 SXM2 (16/32GB)") become one entry per memory size. */
+function expandMemoryVariants(row) {
+  const both = row.name.match(/^(.*?)\s*\((\d+)\/(\d+)GB\)$/)
+  if (!both) return [{ ...row, name: cleanName(row.name) }]
+  const [, base, small, large] = both
+  return [small, large].map((gb) => ({
+    ...row,
+    name: `${base} ${gb}GB`,
+    vram_gb: gb,
+    source: `${row.source} (the sheet's ${small}/${large}GB row, one entry per memory size)`,
+  }))
+}
+
+/** Drops spec-sheet annotations that are not part of the product name: "(AWS G5)", "(HGX; 1000 W)". */
+function cleanName(name) {
+  return name.replace(/\s*\((?!\d+-core GPU\))[^)]*\)\s*$/, '').trim()
+}
+
+function aliasesFor(vendor, name, id) {
+  const aliases = new Set(TOOL_ALIASES[id] ?? [])
+  if (vendor === 'NVIDIA') {
+    // nvidia-smi prints GeForce cards without the memory size ("NVIDIA GeForce RTX 4060 Ti"); data-centre boards
+    // whose sheet name carries a memory size or form factor get their exact tool spelling from TOOL_ALIASES.
+    const plain = name.replace(/\s+\d+GB$/, '')
+    if (name.startsWith('GeForce') || !/\d+GB|SXM|PCIe|^Tesla /.test(name)) aliases.add(`NVIDIA ${plain}`)
+  } else if (vendor === 'AMD') {
+    aliases.add(`AMD ${name}`)
+  } else if (vendor === 'Apple') {
+    aliases.add(name.replace(/\s*\(\d+-core GPU\)$/, ''))
+  }
+  aliases.delete(name)
+  return [...aliases].sort()
+}
+
+function toEntry(row) {
+  const family = familyOf(row.vendor, row.family)
+  const unverified = []
+  const read = (field, parsed) => {
+    if (parsed.unverified) unverified.push(field)
+    return parsed.value
+  }
+  const id = slug(row.name)
+  const fp16TensorTflops = read('fp16TensorTflops', number(row.fp16_tensor_tflops_dense))
+  const isAppleOrRadeon = row.vendor === 'Apple' || (row.vendor === 'AMD' && row.family !== 'Instinct')
+  return {
+    aliases: aliasesFor(row.vendor, row.name, id),
+    arch: row.arch,
+    bf16: read('bf16', support(row.bf16_supported)),
+    computeCapability: row.compute_capability,
+    devicesPerBoard: /2 GCDs/.test(row.arch) ? 2 : 1,
+    family,
+    fp16TensorTflops,
+    fp32Tflops: read('fp32Tflops', number(row.fp32_tflops)),
+    fp8: read('fp8', support(row.fp8_supported)),
+    id,
+    memoryBandwidthGBs: read('memoryBandwidthGBs', number(row.mem_bandwidth_gbs)),
+    name: row.name,
+    series: row.family,
+    source: row.source,
+    tdpWatts: read('tdpWatts', number(row.tdp_w)),
+    tensorCores: fp16TensorTflops !== null && !isAppleOrRadeon,
+    tf32: read('tf32', support(row.tf32_supported)),
+    unifiedMemory: row.vendor === 'Apple',
+    unverified,
+    vendor: row.vendor.toLowerCase(),
+    vramGB: read('vramGB', number(row.vram_gb)),
+  }
+}
+
+/** CSV text -> { catalogs: Map<family, catalog>, skipped: string[] }. Pure, so a test can call it. */
+export function buildCatalogs(csvText) {
+  const catalogs = new Map()
+  const skipped = []
+  for (const row of parseCsv(csvText).flatMap(expandMemoryVariants)) {
+    const family = familyOf(row.vendor, row.family)
+    if (!family) {
+      skipped.push(`${row.vendor} ${row.name}`)
+      continue
+    }
+    if (!catalogs.has(family)) catalogs.set(family, { entries: [], family, schemaVersion: 1 })
+    catalogs.get(family).entries.push(toEntry(row))
+  }
+  return { catalogs, skipped }
+}
+
+export function renderCatalog(catalog) {
+  return `${JSON.stringify(catalog, null, 2)}\n`
+}
+
+function main() {
+  const check = process.argv.includes('--check')
+  const csvPath = process.env.RIGFIT_GPU_SPECS ?? defaultCsv
+  if (!existsSync(csvPath)) {
+    console.error(`GPU spec sheet not found at ${csvPath}; set RIGFIT_GPU_SPECS to its path.`)
+    process.exit(2)
+  }
+  const { catalogs, skipped } = buildCatalogs(readFileSync(csvPath, 'utf8'))
+  const stale = []
+  for (const [family, catalog] of catalogs) {
+    const file = join(repoRoot, 'plugins', family, 'catalog.json')
+    const text = renderCatalog(catalog)
+    const current = existsSync(file) ? readFileSync(file, 'utf8') : null
+    if (check) {
+      if (current !== text) stale.push(file)
+      continue
+    }
+    if (current === text) {
+      console.log(`unchanged plugins/${family}/catalog.json (${catalog.entries.length} GPUs)`)
+      continue
+    }
+    const tmp = `${file}.${process.pid}.tmp`
+    writeFileSync(tmp, text)
+    renameSync(tmp, file)
+    console.log(`wrote plugins/${family}/catalog.json (${catalog.entries.length} GPUs)`)
+  }
+  if (skipped.length > 0) console.log(`no bundled plugin for: ${skipped.join(', ')}`)
+  if (check) {
+    if (stale.length > 0) {
+      console.error(`stale GPU catalogs (run node scripts/build-gpu-catalogs.mjs):\n  ${stale.join('\n  ')}`)
+      process.exit(1)
+    }
+    console.log('GPU catalogs are current')
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main()

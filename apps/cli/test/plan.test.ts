@@ -140,4 +140,28 @@ describe('rigfit analyze and plan on this machine and what-if hardware', () => {
     expect(readFileSync(join(out, 'balanced', planFile as string), 'utf8')).toBe(before)
     expect(rigfit(['analyze', '--generate-configs', '--out', out, '--force']).status).toBe(0)
   })
+
+  it('export --mode plans and exports in one step; without --mode or --plan it says which is missing', () => {
+    const out = json(['export', '--mode', 'balanced', '--gpu', 'RTX 4090', '--format', 'hf'])
+    const args = JSON.parse(out.files.find((file: { path: string }) => file.path.endsWith('.json')).content)
+    expect(args.bf16).toBe(true)
+    expect(args.per_device_train_batch_size * args.gradient_accumulation_steps).toBeGreaterThan(0)
+    const missing = rigfit(['export', '--format', 'hf'])
+    expect(missing.status).toBe(2)
+    expect(missing.stderr).toMatch(/--mode M or --plan FILE/)
+  })
+
+  it('plan --cluster plans every node as the weakest and warns when nodes differ', () => {
+    const strong = join(machinesDir, 'server-4x-a100-40gb.json')
+    const weak = join(machinesDir, 'server-a100-40gb.json')
+    const plan = json(['plan', '--mode', 'balanced', '--cluster', strong, weak])
+    expect(plan.settings.nodes).toBe(2)
+    expect(plan.settings.gpus).toBe(1)
+    expect(plan.settings.effectiveBatch).toBe(plan.settings.microBatch * plan.settings.gradAccum * 2)
+    expect(plan.warnings[0].id).toBe('heterogeneous-cluster')
+    const same = json(['plan', '--mode', 'balanced', '--cluster', strong, strong])
+    expect(same.settings.gpus).toBe(4)
+    expect(same.warnings.map((w: { id: string }) => w.id)).not.toContain('heterogeneous-cluster')
+    expect(rigfit(['plan', '--cluster', strong]).status).toBe(2)
+  })
 })

@@ -33,7 +33,9 @@ describe.runIf(process.platform === 'linux')('rigfit profile', () => {
     const profile = HardwareProfile.parse(JSON.parse(first.stdout))
     expect(profile.source).toBe('detected')
     expect(profile.probes.length).toBeGreaterThan(0)
-    expect(HardwareProfile.parse(JSON.parse(await readFile(saved, 'utf8'))).host.hostname).toBe(profile.host.hostname)
+    expect(HardwareProfile.parse(JSON.parse(await readFile(saved, 'utf8'))).host.hostname).toBe(
+      profile.host.hostname,
+    )
 
     const before = await readFile(saved, 'utf8')
     const again = rigfit(['profile', '--out', saved])
@@ -74,7 +76,10 @@ describe.runIf(process.platform === 'linux')('rigfit profile', () => {
     expect(whatIf.code).toBe(0)
     const profile = JSON.parse(whatIf.stdout)
     expect(profile.source).toBe('what-if')
-    expect(profile.gpus.map((gpu: { catalog: { id: string } }) => gpu.catalog.id)).toEqual(['rtx-3060-12gb', 'rtx-3060-12gb'])
+    expect(profile.gpus.map((gpu: { catalog: { id: string } }) => gpu.catalog.id)).toEqual([
+      'rtx-3060-12gb',
+      'rtx-3060-12gb',
+    ])
 
     const unknown = rigfit(['profile', '--from', saved, '--gpu', 'Voodoo 9000', '--json'])
     expect(unknown.code).toBe(3)

@@ -12,7 +12,7 @@ export {
 export { nextOomSettings, type OomStep } from './act/oom-ladder.js'
 export { planForLaunch, writePlanCopy } from './act/plan-copy.js'
 export type { SettingsChange } from './act/settings-change.js'
-export { classifyExit, type ExitEvidence, type ExitStatus } from './detect/classify-exit.js'
+export { classifyExit, type ExitEvidence, type ExitStatus, exitCodeOf } from './detect/classify-exit.js'
 export { CrashLoopGuard } from './detect/crash-loop.js'
 export {
   DEVICE_ERROR_PATTERNS,
@@ -36,7 +36,7 @@ export {
 } from './metrics/parse-training-line.js'
 export { parsePythonLiteral } from './metrics/python-literal.js'
 export { type ProgressSnapshot, TrainingProgress } from './metrics/training-progress.js'
-export { exitCodeOf, MONITOR_STOPPED_EXIT_CODE, type MonitorResult } from './monitor-run.js'
+export { MONITOR_STOPPED_EXIT_CODE, type MonitorResult } from './monitor-run.js'
 export {
   DEFAULT_MONITOR_OPTIONS,
   type MonitorActions,
@@ -45,6 +45,13 @@ export {
 } from './options.js'
 export { OutputLines } from './process/output-lines.js'
 export { type GroupExit, ProcessGroup } from './process/process-group.js'
+export {
+  describeFailure,
+  type FailureCause,
+  planRelaunch,
+  type RelaunchInput,
+  type RelaunchPlan,
+} from './run/relaunch-plan.js'
 export { runMonitor } from './run-monitor.js'
 export { findAmdGpuDevices, readAmdGpus } from './sampling/amdgpu-sysfs.js'
 export { cpuPercentBetween, readBattery, readCpuTimes, readMemInfo } from './sampling/host-readings.js'
@@ -56,3 +63,6 @@ export {
 } from './sampling/nvidia-smi-stream.js'
 export { type Sample, Sampler, type SamplerOptions } from './sampling/sampler.js'
 export type { ViewMode } from './view/monitor-view.js'
+export { type LimitCause, type LimitEvent, type LimitOptions, LimitWatch } from './watch/limit-watch.js'
+export { type MemoryFinding, type MemorySeries, MemoryWatch, memorySeries } from './watch/memory-watch.js'
+export { PauseState } from './watch/pause-state.js'

@@ -1,4 +1,3 @@
-import { constants as osConstants } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import {
@@ -12,26 +11,26 @@ import {
   RigfitError,
 } from '@rigfit/core'
 import { checkpointCadence } from './act/checkpoint-cadence.js'
-import { replanForGpus } from './act/gpu-failover.js'
-import { HysteresisGate } from './act/hysteresis-gate.js'
 import { deviceSelectionEnv, initialSettings, launchEnv, parseVisibleDevices } from './act/launch-settings.js'
-import { nextOomSettings } from './act/oom-ladder.js'
 import { planForLaunch, writePlanCopy } from './act/plan-copy.js'
-import { classifyExit, type ExitEvidence, type ExitStatus } from './detect/classify-exit.js'
+import { classifyExit, type ExitEvidence, type ExitStatus, exitCodeOf } from './detect/classify-exit.js'
 import { CrashLoopGuard } from './detect/crash-loop.js'
 import { matchDeviceError, matchGpuOom } from './detect/failure-patterns.js'
-import { MemoryTrend } from './detect/memory-trend.js'
 import { MetricsFileTail } from './metrics/metrics-file-tail.js'
 import { type ParsedMetrics, parseTrainingLine, type TrainerMetrics } from './metrics/parse-training-line.js'
 import { TrainingProgress } from './metrics/training-progress.js'
 import type { MonitorOptions } from './options.js'
-import { OutputLines } from './process/output-lines.js'
+import { OutputLines, type SegmentKind } from './process/output-lines.js'
 import { ProcessGroup } from './process/process-group.js'
 import { RecordSink } from './record/record-sink.js'
+import { describeExit, describeFailure, planRelaunch } from './run/relaunch-plan.js'
 import { type Sample, Sampler } from './sampling/sampler.js'
 import { formatDuration, formatGiB } from './view/format.js'
 import { createView, type Level, type MonitorView, type ViewIo } from './view/monitor-view.js'
 import type { ViewState } from './view/status-text.js'
+import { type LimitCause, type LimitEvent, LimitWatch } from './watch/limit-watch.js'
+import { type MemoryFinding, MemoryWatch, memorySeries } from './watch/memory-watch.js'
+import { PauseState } from './watch/pause-state.js'
 
 /** The exit code when the monitor itself ended the run (retry limit, crash loop, OOM ladder exhausted). */
 export const MONITOR_STOPPED_EXIT_CODE = ERROR_EXIT_CODES.child
@@ -48,34 +47,29 @@ export interface MonitorResult {
   logFile: string
 }
 
-type PauseCause = 'temperature' | 'power' | 'battery'
 type Stream = 'stdout' | 'stderr'
 
+/** One launch of the trainer and what the monitor learnt about it. */
 interface Attempt {
   number: number
   group: ProcessGroup
   startedAtMs: number
   evidence: ExitEvidence
-  /** Active-clock second of the last sign of progress (a metric; any output until the first metric). */
+  /** Active-clock second of the last sign of progress (new metrics; any output until the first metrics). */
   lastProgressAt: number
   sawMetrics: boolean
   stopping: boolean
   lastStep: number | null
   lostDevices: number[]
   deviceErrorIndex: number | null
+  /** Keys of what was already reported this attempt (each detection once per attempt). */
   reported: Set<string>
-}
-
-interface Relaunch {
-  settings: LaunchSettings | null
-  visible: number[] | null
-  changes: string[]
-  changed: boolean
 }
 
 const MEMORY_ABOVE_PLAN_FRACTION = 1.1
 const TRACK_DESCENDANTS_MS = 5000
 const FIRST_SAMPLE_TIMEOUT_MS = 3000
+const DRAIN_OUTPUT_MS = 1000
 
 /**
  * One supervised run: launches the trainer, samples the machine, reads the trainer's metrics, detects trouble,
@@ -88,8 +82,8 @@ export class MonitorRun {
   private readonly progress: TrainingProgress
   private readonly crashLoop: CrashLoopGuard
   private readonly metricsTail: MetricsFileTail | null
-  private readonly thermalGate: HysteresisGate
-  private readonly powerGate: HysteresisGate | null
+  private readonly limits: LimitWatch
+  private readonly pause = new PauseState()
   private readonly startedAtMs = Date.now()
   private readonly logFile: string
 
@@ -97,23 +91,21 @@ export class MonitorRun {
   private restarts = 0
   private failures = 0
   private settings: LaunchSettings | null = null
+  /** Physical GPU indexes given to the trainer (CUDA_VISIBLE_DEVICES); null: not restricted by the monitor. */
   private visibleDevices: number[] | null
+  /** Physical GPU indexes the run uses; null until the GPUs are known. */
   private inUse: number[] | null = null
   private vendor: 'nvidia' | 'amd' | null = null
   private predictedBytes: number | null = null
+  /** Changes made so far, written into each plan copy. */
   private readonly notes: string[] = []
   private current: Attempt | null = null
   private latestSample: Sample | null = null
-  private readonly missing = new Map<number, number>()
-  private readonly pausedBy = new Map<PauseCause, string>()
-  private pausedSinceMs: number | null = null
-  private pausedTotalMs = 0
-  private onBattery = false
-  private batteryLowReported = false
+  private readonly missingSweeps = new Map<number, number>()
+  private stepMemory = new MemoryWatch('step')
+  private timeMemory = new MemoryWatch('second')
   private interrupted: NodeJS.Signals | null = null
   private wake: (() => void) | null = null
-  private stepTrends = new Map<string, MemoryTrend>()
-  private timeTrends = new Map<string, MemoryTrend>()
   private lastTrackMs = 0
 
   constructor(
@@ -139,15 +131,7 @@ export class MonitorRun {
       windowMs: options.crashLoopMinutes * 60_000,
     })
     this.metricsTail = options.metricsFile !== null ? new MetricsFileTail(options.metricsFile) : null
-    this.thermalGate = new HysteresisGate(options.maxTempC, options.maxTempC - options.tempHysteresisC)
-    this.powerGate =
-      options.maxPowerW === null
-        ? null
-        : new HysteresisGate(
-            options.maxPowerW,
-            options.maxPowerW - (options.powerHysteresisW ?? options.maxPowerW * 0.1),
-            3,
-          )
+    this.limits = new LimitWatch(options)
     this.sampler = new Sampler({
       intervalMs: options.intervalMs,
       nvidiaSmi: options.nvidiaSmi,
@@ -159,52 +143,21 @@ export class MonitorRun {
   }
 
   async execute(): Promise<MonitorResult> {
-    const o = this.options
-    this.record({
-      type: 'start',
-      time: now(),
-      rigfitVersion: RIGFIT_VERSION,
-      command: o.command,
-      cwd: o.cwd,
-      logDir: o.logDir,
-      planPath: o.planPath,
-      intervalMs: o.intervalMs,
-      options: {
-        maxRestarts: o.maxRestarts,
-        restartDelaySeconds: o.restartDelaySeconds,
-        graceSeconds: o.graceSeconds,
-        hangMinutes: o.hangMinutes,
-        crashLoopFailures: o.crashLoopFailures,
-        crashLoopMinutes: o.crashLoopMinutes,
-        maxTempC: o.maxTempC,
-        tempHysteresisC: o.tempHysteresisC,
-        maxPowerW: o.maxPowerW,
-        powerHysteresisW: this.powerGate === null ? null : this.powerGate.high - this.powerGate.low,
-        minBatteryPercent: o.minBatteryPercent,
-        totalSteps: o.totalSteps,
-        metricsFile: o.metricsFile,
-        overrides: o.overrides,
-        actions: o.actions,
-      },
-    })
+    this.recordStart()
     this.sampler.on('sample', (sample) => this.onSample(sample))
     this.sampler.on('notice', (level, message) => this.notice(level, message))
     this.sampler.start()
     const timer = setInterval(() => this.tick(), Math.min(this.options.intervalMs, 1000))
     const removeSignals = this.options.handleSignals ? this.installSignalHandlers() : () => {}
+    // Last resort: the monitor dying of an exception must not leave the trainer running unsupervised.
     const killOnExit = () => this.current?.group.signal('SIGKILL')
     process.on('exit', killOnExit)
     let result: MonitorResult | null = null
     try {
-      const firstSampleWait = new AbortController()
-      await Promise.race([
-        this.sampler.ready,
-        delay(FIRST_SAMPLE_TIMEOUT_MS, undefined, { signal: firstSampleWait.signal }).catch(() => {}),
-      ])
-      firstSampleWait.abort()
+      await this.sleep(FIRST_SAMPLE_TIMEOUT_MS, this.sampler.ready)
       this.establishDevices()
-      this.settings = initialSettings(o.plan, o.overrides, this.detectedDevice())
-      if (this.settings === null && o.actions.oomRecovery) {
+      this.settings = initialSettings(this.options.plan, this.options.overrides, this.detectedDevice())
+      if (this.settings === null && this.options.actions.oomRecovery) {
         this.notice(
           'info',
           'OOM recovery needs the batch settings: pass --plan, or --micro-batch (and --grad-accum).',
@@ -227,16 +180,47 @@ export class MonitorRun {
     }
   }
 
-  // ── the attempt loop ────────────────────────────────────────────────────────────────────────────────
+  private recordStart(): void {
+    const o = this.options
+    this.record({
+      type: 'start',
+      time: now(),
+      rigfitVersion: RIGFIT_VERSION,
+      command: o.command,
+      cwd: o.cwd,
+      logDir: o.logDir,
+      planPath: o.planPath,
+      intervalMs: o.intervalMs,
+      options: {
+        maxRestarts: o.maxRestarts,
+        restartDelaySeconds: o.restartDelaySeconds,
+        graceSeconds: o.graceSeconds,
+        hangMinutes: o.hangMinutes,
+        crashLoopFailures: o.crashLoopFailures,
+        crashLoopMinutes: o.crashLoopMinutes,
+        maxTempC: o.maxTempC,
+        tempHysteresisC: o.tempHysteresisC,
+        maxPowerW: o.maxPowerW,
+        powerHysteresisW: this.limits.powerHysteresisW,
+        minBatteryPercent: o.minBatteryPercent,
+        totalSteps: o.totalSteps,
+        metricsFile: o.metricsFile,
+        overrides: o.overrides,
+        actions: o.actions,
+      },
+    })
+  }
+
+  // ── attempts ───────────────────────────────────────────────────────────────────────────────────────
 
   private async loop(): Promise<MonitorResult> {
     for (;;) {
-      await this.waitForGatesOpen()
+      await this.waitWhilePaused()
       if (this.interrupted !== null) return this.interruptedBetweenAttempts('before a launch')
-      const attempt = await this.runAttempt()
-      const decision = this.decide(attempt.cause, attempt.exit, attempt.state)
-      if (decision !== null) return decision
-      await this.interruptibleDelay(this.options.restartDelaySeconds * 1000)
+      const { cause, exit, state } = await this.runAttempt()
+      const result = this.decide(cause, exit, state)
+      if (result !== null) return result
+      await this.sleep(this.options.restartDelaySeconds * 1000)
       if (this.interrupted !== null) return this.interruptedBetweenAttempts('before a relaunch')
     }
   }
@@ -290,8 +274,7 @@ export class MonitorRun {
       deviceErrorIndex: null,
       reported: new Set(),
     }
-    const streams: Stream[] = ['stdout', 'stderr']
-    const splitters = streams.map((stream) => {
+    const splitters = (['stdout', 'stderr'] as const).map((stream) => {
       const lines = new OutputLines((text, kind) => this.onOutput(state, stream, text, kind))
       const source = group.child[stream]
       source?.setEncoding('utf8')
@@ -301,32 +284,11 @@ export class MonitorRun {
       })
       return lines
     })
-    if (group.pid !== undefined) {
-      this.current = state
-      this.progress.startAttempt()
-      this.stepTrends = new Map()
-      this.timeTrends = new Map()
-      this.missing.clear()
-      this.record({
-        type: 'launch',
-        time: now(),
-        attempt: number,
-        pid: group.pid,
-        planFile,
-        settings: this.settings,
-        visibleDevices: this.visibleDevices,
-        env: rigfitEnv,
-      })
-      this.view.notify('info', `attempt ${number}: started ${o.command.join(' ')} (pid ${group.pid})`)
-      if (this.pausedBy.size > 0) group.signal('SIGSTOP')
-      if (this.interrupted !== null) this.stopAttempt(state, this.interrupted)
-    }
+    if (group.pid !== undefined) this.started(state, planFile, rigfitEnv)
     const exit = await group.exited
     if (exit.spawnError !== null) this.commandFailed(exit.spawnError, number)
     await group.reap(o.graceSeconds * 1000)
-    const closeWait = new AbortController()
-    await Promise.race([group.closed, delay(1000, undefined, { signal: closeWait.signal }).catch(() => {})])
-    closeWait.abort()
+    await this.sleep(DRAIN_OUTPUT_MS, group.closed)
     for (const lines of splitters) lines.flush()
     this.pollMetricsFile()
     this.current = null
@@ -342,6 +304,31 @@ export class MonitorRun {
       lastStep: state.lastStep,
     })
     return { cause, exit, state }
+  }
+
+  private started(state: Attempt, planFile: string | null, env: Record<string, string>): void {
+    const pid = state.group.pid as number
+    this.current = state
+    this.progress.startAttempt()
+    this.stepMemory = new MemoryWatch('step')
+    this.timeMemory = new MemoryWatch('second')
+    this.missingSweeps.clear()
+    this.record({
+      type: 'launch',
+      time: now(),
+      attempt: state.number,
+      pid,
+      planFile,
+      settings: this.settings,
+      visibleDevices: this.visibleDevices,
+      env,
+    })
+    this.view.notify(
+      'info',
+      `attempt ${state.number}: started ${this.options.command.join(' ')} (pid ${pid})`,
+    )
+    if (this.pause.paused) state.group.signal('SIGSTOP')
+    if (this.interrupted !== null) this.stopAttempt(state, this.interrupted)
   }
 
   private commandFailed(error: NodeJS.ErrnoException, attempt: number): never {
@@ -369,152 +356,66 @@ export class MonitorRun {
     )
   }
 
-  /** What to do after an attempt ended: null to relaunch (settings already updated), or the final result. */
+  /** After an attempt: null to relaunch (settings already updated), or the run's result. */
   private decide(cause: ExitCause, exit: ExitStatus, state: Attempt): MonitorResult | null {
-    const childCode = exitCodeOf(exit)
+    const o = this.options
     if (cause === 'success') return this.result('completed', 0, 'the trainer finished', false)
     if (cause === 'interrupted') {
-      return this.result(
-        'interrupted',
-        childCode,
-        `stopped on ${this.interrupted ?? 'a signal'}; the trainer exited with ${describeExit(exit)}`,
-        false,
-      )
+      const reason = `stopped on ${this.interrupted ?? 'a signal'}; the trainer exited with ${describeExit(exit)}`
+      return this.result('interrupted', exitCodeOf(exit), reason, false)
     }
     this.failures += 1
-    const what = describeCause(cause, exit)
-    const next = this.nextLaunch(cause, state, what, childCode)
-    if ('exitCode' in next) return next
-    if (this.restarts >= this.options.maxRestarts) {
+    const plan = planRelaunch({
+      cause,
+      exit,
+      actions: o.actions,
+      settings: this.settings,
+      computeCapability: o.plan?.hardware.computeCapability ?? null,
+      inUse: this.inUse ?? [],
+      visibleDevices: this.visibleDevices,
+      lostDevices: state.lostDevices,
+      deviceErrorIndex: state.deviceErrorIndex,
+    })
+    if (plan.kind === 'fail') {
+      if (plan.skipped !== null) this.action('skipped', plan.skipped.cause, plan.skipped.reason, {})
+      return this.result('failed', exitCodeOf(exit), plan.reason, false)
+    }
+    if (plan.kind === 'stop') return this.stopByMonitor(plan.cause, plan.reason, plan.suggestion)
+    const what = describeFailure(cause, exit)
+    if (this.restarts >= o.maxRestarts) {
       return this.stopByMonitor(
         'retry-limit',
-        `${what}; the retry limit is reached (--max-restarts ${this.options.maxRestarts})`,
+        `${what}; the retry limit is reached (--max-restarts ${o.maxRestarts})`,
         'Look at the trainer output recorded in the log; raise --max-restarts to allow more relaunches.',
       )
     }
-    if (next.changed) this.crashLoop.reset()
+    if (plan.changed) this.crashLoop.reset()
     else if (this.crashLoop.record(Date.now())) {
       return this.stopByMonitor(
         'crash-loop',
-        `${what}; crash loop: ${this.crashLoop.count} failures with the same settings within ${this.options.crashLoopMinutes} min`,
+        `${what}; crash loop: ${this.crashLoop.count} failures with the same settings within ${o.crashLoopMinutes} min`,
         'The same launch keeps failing: fix the cause shown in the trainer output before relaunching.',
       )
     }
-    this.settings = next.settings
-    if (next.visible !== null) {
-      this.visibleDevices = next.visible
-      this.inUse = next.visible
+    for (const warning of plan.warnings) this.notice('warning', warning)
+    this.settings = plan.settings
+    if (plan.visible !== null) {
+      this.visibleDevices = plan.visible
+      this.inUse = plan.visible
     }
-    if (next.settings !== null) this.progress.setEffectiveBatch(next.settings.effectiveBatch)
+    if (plan.settings !== null) this.progress.setEffectiveBatch(plan.settings.effectiveBatch)
     this.notes.push(
-      ...next.changes.map((change) => `attempt ${this.attemptCount + 1}: ${change} (after ${cause})`),
+      ...plan.changes.map((change) => `attempt ${this.attemptCount + 1}: ${change} (after ${cause})`),
     )
     this.restarts += 1
-    this.action(
-      'relaunch',
-      mapCause(cause),
-      `${what}; relaunching (restart ${this.restarts} of ${this.options.maxRestarts})`,
-      {
-        changes: next.changes,
-        settings: next.settings,
-        visibleDevices: this.visibleDevices,
-      },
-    )
-    for (const change of next.changes) this.view.notify('warning', `  ${change}`)
+    this.action('relaunch', cause, `${what}; relaunching (restart ${this.restarts} of ${o.maxRestarts})`, {
+      changes: plan.changes,
+      settings: plan.settings,
+      visibleDevices: this.visibleDevices,
+    })
+    for (const change of plan.changes) this.view.notify('warning', `  ${change}`)
     this.adviseCadence()
     return null
-  }
-
-  private nextLaunch(
-    cause: ExitCause,
-    state: Attempt,
-    what: string,
-    childCode: number,
-  ): Relaunch | MonitorResult {
-    const o = this.options
-    const same: Relaunch = { settings: this.settings, visible: null, changes: [], changed: false }
-    if (cause === 'gpu-oom' || cause === 'host-oom-kill') {
-      if (!o.actions.oomRecovery)
-        return this.failedWithActionOff(mapCause(cause), what, 'OOM recovery', '--no-oom-recovery', childCode)
-      if (this.settings === null) {
-        return this.result(
-          'failed',
-          childCode,
-          `${what}; OOM recovery needs the batch settings (pass --plan or --micro-batch)`,
-          false,
-        )
-      }
-      const step = nextOomSettings(this.settings, o.plan?.hardware.computeCapability ?? null)
-      if ('exhausted' in step) {
-        return this.stopByMonitor(
-          'recovery-exhausted',
-          `${what}; nothing left that keeps the training the same: ${step.tried.join(', ')}`,
-          'Shorten the sequence, switch to LoRA/QLoRA, use an 8-bit optimizer, optimizer offload or ZeRO, or a smaller model (`rigfit plan` re-plans).',
-        )
-      }
-      return { settings: step.settings, visible: null, changes: step.changes, changed: true }
-    }
-    if (cause === 'device-lost' || cause === 'device-error') {
-      if (!o.actions.gpuFailover)
-        return this.failedWithActionOff(mapCause(cause), what, 'GPU failover', '--no-gpu-failover', childCode)
-      return this.failover(cause, state, same)
-    }
-    if (cause === 'hang') return same
-    if (!o.actions.crashRestart)
-      return this.failedWithActionOff(
-        'crash',
-        what,
-        'relaunch after a crash',
-        '--no-crash-restart',
-        childCode,
-      )
-    return same
-  }
-
-  /** Drops the failed devices and re-plans the batch for the ones left (the CPU when none is). */
-  private failover(cause: ExitCause, state: Attempt, same: Relaunch): Relaunch {
-    const current = this.inUse ?? []
-    let lost = state.lostDevices
-    if (cause === 'device-error') {
-      const logical = state.deviceErrorIndex
-      const named = logical === null ? undefined : (this.visibleDevices ?? current)[logical]
-      lost = named !== undefined ? [named] : current.length === 1 ? current : []
-    }
-    if (lost.length === 0) {
-      this.notice('warning', 'The failing device could not be identified; relaunching on the same GPUs.')
-      return same
-    }
-    const remaining = current.filter((index) => !lost.includes(index))
-    if (remaining.length === 0) {
-      this.notice('warning', 'No GPU is left: relaunching on the CPU, which is far slower.')
-    }
-    const where = remaining.length === 0 ? 'the CPU' : `GPU ${remaining.join(',')}`
-    if (this.settings === null) {
-      return {
-        settings: null,
-        visible: remaining,
-        changes: [`running on ${where} without GPU ${lost.join(',')}`],
-        changed: true,
-      }
-    }
-    const replanned = replanForGpus(this.settings, remaining.length)
-    return {
-      settings: replanned.settings,
-      visible: remaining,
-      changes: [`GPU ${lost.join(',')} dropped: running on ${where}`, ...replanned.changes.slice(1)],
-      changed: true,
-    }
-  }
-
-  private failedWithActionOff(
-    cause: MonitorCause,
-    what: string,
-    action: string,
-    flag: string,
-    childCode: number,
-  ): MonitorResult {
-    this.action('skipped', cause, `${what}; ${action} is switched off (${flag})`, {})
-    return this.result('failed', childCode, `${what}; ${action} is switched off (${flag})`, false)
   }
 
   private stopByMonitor(cause: MonitorCause, reason: string, suggestion: string): MonitorResult {
@@ -551,7 +452,7 @@ export class MonitorRun {
       attempts: result.attempts,
       lastStep: this.progress.snapshot().step,
       elapsedSeconds: (Date.now() - this.startedAtMs) / 1000,
-      pausedSeconds: this.pausedMs() / 1000,
+      pausedSeconds: this.pause.pausedMs() / 1000,
       settings: this.settings,
     })
     const level: Level =
@@ -575,9 +476,9 @@ export class MonitorRun {
     if (this.failures > 0) this.view.notify('info', advice.message)
   }
 
-  // ── trainer output and metrics ─────────────────────────────────────────────────────────────────────
+  // ── the trainer's output and metrics ───────────────────────────────────────────────────────────────
 
-  private onOutput(state: Attempt, stream: Stream, text: string, kind: 'line' | 'progress'): void {
+  private onOutput(state: Attempt, stream: Stream, text: string, kind: SegmentKind): void {
     const parsed = parseTrainingLine(text)
     if (parsed !== null) this.onMetrics(state, parsed)
     if (kind !== 'line') return
@@ -595,15 +496,8 @@ export class MonitorRun {
     if (device !== null) {
       state.evidence.deviceError = true
       state.deviceErrorIndex ??= device.deviceIndex
-      this.detectOnce(
-        state,
-        'device-error',
-        'device-error',
-        `the trainer reports a device failure: ${device.message}`,
-        {
-          deviceIndex: device.deviceIndex,
-        },
-      )
+      const message = `the trainer reports a device failure: ${device.message}`
+      this.detectOnce(state, 'device-error', 'device-error', message, { deviceIndex: device.deviceIndex })
     }
   }
 
@@ -619,102 +513,11 @@ export class MonitorRun {
     // Progress bars redraw many times a step, and trainers repeat figures in event lines: only news counts.
     if (!update.changed) return
     state.lastProgressAt = active
-    const s = this.progress.snapshot()
-    this.record({
-      type: 'metrics',
-      time: now(),
-      attempt: state.number,
-      source: parsed.source,
-      step: s.step,
-      totalSteps: s.totalSteps,
-      loss: s.loss,
-      learningRate: s.learningRate,
-      epoch: s.epoch,
-      tokens: s.tokens,
-      tokensPerSecond: s.tokensPerSecond,
-      samplesPerSecond: s.samplesPerSecond,
-      stepSeconds: s.stepSeconds,
-      etaSeconds: s.etaSeconds,
-    })
-    if (update.stepAdvanced && s.step !== null)
-      this.trackMemory(state, this.stepTrends, s.step, 'step', s.stepSeconds)
-  }
-
-  /**
-   * Feeds each device's memory into its trend (against steps, or seconds when the trainer reports none) and
-   * warns once per attempt about a leak and about an OOM the projection puts close.
-   */
-  private trackMemory(
-    state: Attempt,
-    trends: Map<string, MemoryTrend>,
-    x: number,
-    unit: 'step' | 'second',
-    secondsPerUnit: number | null,
-  ): void {
-    const sample = this.latestSample
-    if (sample === null) return
-    const series: { key: string; label: string; used: number | null; total: number | null }[] = []
-    for (const gpu of sample.gpus) {
-      if (this.inUse !== null && !this.inUse.includes(gpu.index)) continue
-      series.push({
-        key: `gpu${gpu.index}`,
-        label: `GPU${gpu.index}`,
-        used: gpu.memoryUsedBytes,
-        total: gpu.memoryTotalBytes,
-      })
-    }
-    if (series.length === 0 && sample.memory !== null) {
-      series.push({
-        key: 'host',
-        label: 'host RAM',
-        used: sample.memory.usedBytes,
-        total: sample.memory.totalBytes,
-      })
-    }
-    for (const { key, label, used, total } of series) {
-      if (used === null || total === null || total <= 0) continue
-      let trend = trends.get(key)
-      if (trend === undefined) {
-        trend = new MemoryTrend()
-        trends.set(key, trend)
-      }
-      trend.add(x, used)
-      const verdict = trend.verdict(total)
-      if (verdict === null || !verdict.leaking || verdict.unitsToCapacity === null) continue
-      const seconds = secondsPerUnit === null ? null : verdict.unitsToCapacity * secondsPerUnit
-      const perUnit = `${formatGiB(verdict.slope * (unit === 'step' ? 100 : 60))} GiB per ${unit === 'step' ? '100 steps' : 'minute'}`
-      const when =
-        unit === 'step'
-          ? `around step ${Math.round(x + verdict.unitsToCapacity)}${seconds !== null ? ` (in ${formatDuration(seconds)})` : ''}`
-          : `in ${formatDuration(seconds)}`
-      const details = {
-        device: label,
-        slopeBytesPerUnit: verdict.slope,
-        unit,
-        r2: verdict.r2,
-        points: verdict.points,
-        usedBytes: verdict.currentBytes,
-        capacityBytes: verdict.capacityBytes,
-        projectedOomIn: { [unit === 'step' ? 'steps' : 'seconds']: verdict.unitsToCapacity, seconds },
-        projectedOomAt: seconds === null ? null : new Date(Date.now() + seconds * 1000).toISOString(),
-      }
-      this.detectOnce(
-        state,
-        `leak:${key}`,
-        'memory-leak',
-        `${label} memory rises steadily (${perUnit}, r²=${verdict.r2.toFixed(2)}): out of memory ${when}`,
-        details,
-      )
-      const unitsSoon = unit === 'step' ? 10 : 120
-      const imminent = verdict.unitsToCapacity <= unitsSoon || (seconds !== null && seconds <= 120)
-      if (imminent)
-        this.detectOnce(
-          state,
-          `imminent:${key}`,
-          'oom-imminent',
-          `${label} is projected to run out of memory ${when}`,
-          details,
-        )
+    const { checkpointSeconds: _, ...s } = this.progress.snapshot()
+    this.record({ type: 'metrics', time: now(), attempt: state.number, source: parsed.source, ...s })
+    if (update.stepAdvanced && s.step !== null && this.latestSample !== null) {
+      const series = memorySeries(this.latestSample, this.inUse)
+      this.report(state, this.stepMemory.observe(s.step, s.stepSeconds, series))
     }
   }
 
@@ -728,7 +531,12 @@ export class MonitorRun {
     }
   }
 
-  // ── samples: devices, gates, memory ────────────────────────────────────────────────────────────────
+  private report(state: Attempt, findings: MemoryFinding[]): void {
+    for (const finding of findings)
+      this.detectOnce(state, finding.key, finding.cause, finding.message, finding.details)
+  }
+
+  // ── samples: devices, limits, memory ──────────────────────────────────────────────────────────────
 
   /**
    * The GPUs the run uses: CUDA_VISIBLE_DEVICES when it lists indexes; none when the plan trains on the CPU;
@@ -745,9 +553,9 @@ export class MonitorRun {
     const all = sample.gpus.map((gpu) => gpu.index)
     if (this.visibleDevices !== null) this.inUse = this.visibleDevices
     else if (plan?.settings.device === 'cpu') this.inUse = []
-    else if (plan !== null && plan.settings.gpus > 0 && plan.settings.gpus < all.length)
+    else if (plan !== null && plan.settings.gpus > 0 && plan.settings.gpus < all.length) {
       this.inUse = all.slice(0, plan.settings.gpus)
-    else this.inUse = all
+    } else this.inUse = all
   }
 
   private detectedDevice(): { device: LaunchSettings['device']; gpus: number } {
@@ -772,13 +580,21 @@ export class MonitorRun {
       cpu: sample.cpu,
       memory: sample.memory,
       battery: sample.battery,
-      paused: this.pausedBy.size > 0,
+      paused: this.pause.paused,
     })
-    this.updateGates(sample)
+    const fresh = sample.gpusFresh ? this.inUseReadings(sample) : []
+    const { events, wentOnBattery } = this.limits.update(fresh, sample.battery)
+    if (wentOnBattery !== null) {
+      const message = `running on battery (${wentOnBattery.percent ?? '?'}% charge): training drains it fast`
+      this.detection(state, 'on-battery', message, { ...wentOnBattery })
+    }
+    for (const event of events) this.onLimit(event)
     if (state !== null && !state.stopping) {
       this.checkDevices(state, sample)
       this.checkAbovePlan(state, sample)
-      if (!this.progress.hasStep) this.trackMemory(state, this.timeTrends, this.activeSeconds(), 'second', 1)
+      if (!this.progress.hasStep) {
+        this.report(state, this.timeMemory.observe(this.activeSeconds(), 1, memorySeries(sample, this.inUse)))
+      }
     }
     this.view.update(this.viewState())
   }
@@ -787,109 +603,22 @@ export class MonitorRun {
     return sample.gpus.filter((gpu) => this.inUse === null || this.inUse.includes(gpu.index))
   }
 
-  private updateGates(sample: Sample): void {
-    const gpus = sample.gpusFresh ? this.inUseReadings(sample) : []
-    const temps = gpus.map((gpu) => gpu.temperatureC).filter((t): t is number => t !== null)
-    const hottest = temps.length > 0 ? Math.max(...temps) : null
-    const hottestGpu = gpus.find((gpu) => gpu.temperatureC === hottest)
-    const thermal = this.thermalGate.update(hottest)
-    if (thermal !== null) {
-      const o = this.options
-      const reading = {
-        device: hottestGpu ? `GPU${hottestGpu.index}` : null,
-        temperatureC: hottest,
-        maxTempC: o.maxTempC,
-        resumeBelowC: this.thermalGate.low,
-      }
-      if (thermal === 'close') {
-        this.gateClosed(
-          'temperature',
-          o.actions.thermal,
-          '--no-thermal',
-          `${reading.device} at ${hottest}°C is above --max-temp ${o.maxTempC}°C`,
-          reading,
-        )
-      } else {
-        this.resumeFor(
-          'temperature',
-          `${reading.device} cooled to ${hottest}°C, below ${this.thermalGate.low}°C (--max-temp ${o.maxTempC} − --temp-hysteresis ${o.tempHysteresisC})`,
-          reading,
-        )
-      }
-    }
-    if (this.powerGate !== null) {
-      const draws = gpus.map((gpu) => gpu.powerWatts).filter((w): w is number => w !== null)
-      const total = draws.length > 0 ? draws.reduce((sum, w) => sum + w, 0) : null
-      const power = this.powerGate.update(total)
-      const reading = { powerWatts: total, maxPowerW: this.powerGate.high, resumeBelowW: this.powerGate.low }
-      if (power === 'close') {
-        this.gateClosed(
-          'power',
-          this.options.actions.thermal,
-          '--no-thermal',
-          `GPU power ${Math.round(total ?? 0)} W is above --max-power ${this.powerGate.high} W`,
-          reading,
-        )
-      } else if (power === 'open') {
-        this.resumeFor(
-          'power',
-          `GPU power fell to ${Math.round(total ?? 0)} W, below ${this.powerGate.low} W`,
-          reading,
-        )
-      }
-    }
-    this.updateBattery(sample)
+  private onLimit(event: LimitEvent): void {
+    if (event.transition === 'close') this.pauseFor(event)
+    else this.resumeFor(event.cause, event.reason, event.details)
   }
 
-  private updateBattery(sample: Sample): void {
-    const battery = sample.battery
-    if (battery === null) return
-    const o = this.options
-    if (battery.onBattery && !this.onBattery) {
-      this.detection(
-        this.current,
-        'on-battery',
-        `running on battery (${battery.percent ?? '?'}% charge): training drains it fast`,
-        { ...battery },
-      )
-    }
-    this.onBattery = battery.onBattery
-    const low = battery.onBattery && battery.percent !== null && battery.percent < o.minBatteryPercent
-    if (low && !this.pausedBy.has('battery') && !this.batteryLowReported) {
-      this.batteryLowReported = true
-      this.gateClosed(
-        'battery',
-        o.actions.battery,
-        '--no-battery',
-        `battery at ${battery.percent}% is below --min-battery ${o.minBatteryPercent}%`,
-        { ...battery, minBatteryPercent: o.minBatteryPercent },
-      )
-    }
-    if (!battery.onBattery) {
-      this.batteryLowReported = false
-      this.resumeFor('battery', `back on AC power (battery ${battery.percent ?? '?'}%)`, { ...battery })
-    }
-  }
-
-  /** A limit was crossed: pause, or say that the pause is switched off. */
-  private gateClosed(
-    cause: PauseCause,
-    enabled: boolean,
-    flag: string,
-    reason: string,
-    details: Record<string, unknown>,
-  ): void {
+  /** A limit was crossed: pause the trainer, or record that pausing for it is switched off. */
+  private pauseFor({ cause, reason, details }: LimitEvent): void {
     this.detection(this.current, cause, reason, details, false)
+    const enabled = cause === 'battery' ? this.options.actions.battery : this.options.actions.thermal
     if (!enabled) {
+      const flag = cause === 'battery' ? '--no-battery' : '--no-thermal'
       this.action('skipped', cause, `${reason}; pausing is switched off (${flag})`, details)
       return
     }
-    if (this.pausedBy.has(cause)) return
-    if (this.pausedBy.size === 0) {
-      this.pausedSinceMs = Date.now()
-      this.current?.group.signal('SIGSTOP')
-    }
-    this.pausedBy.set(cause, reason)
+    if (this.pause.has(cause)) return
+    if (this.pause.add(cause, reason)) this.current?.group.signal('SIGSTOP')
     this.action('pause', cause, `${reason}: trainer paused (SIGSTOP)`, {
       ...details,
       running: this.current !== null,
@@ -897,34 +626,30 @@ export class MonitorRun {
     this.view.notify('warning', `paused: ${reason}`)
   }
 
-  private resumeFor(cause: PauseCause, reason: string, details: Record<string, unknown>): void {
-    if (!this.pausedBy.delete(cause)) return
-    if (this.pausedBy.size === 0) {
-      this.pausedTotalMs += Date.now() - (this.pausedSinceMs ?? Date.now())
-      this.pausedSinceMs = null
+  private resumeFor(cause: LimitCause, reason: string, details: Record<string, unknown>): void {
+    const outcome = this.pause.remove(cause)
+    if (outcome === null) return
+    if (outcome === 'resumed') {
       this.current?.group.signal('SIGCONT')
       this.wake?.()
     }
-    const still = [...this.pausedBy.values()]
-    this.action(
-      'resume',
-      cause,
-      `${reason}${still.length > 0 ? `; still paused: ${still.join('; ')}` : ': trainer resumed (SIGCONT)'}`,
-      details,
-    )
+    const still = this.pause.why()
+    const tail = still.length > 0 ? `; still paused: ${still.join('; ')}` : ': trainer resumed (SIGCONT)'
+    this.action('resume', cause, `${reason}${tail}`, details)
     this.view.notify('info', `resumed: ${reason}`)
   }
 
-  /** A device the run uses missing from two fresh sweeps in a row is gone: stop the attempt and fail over. */
+  /** A device the run uses, missing from two fresh sweeps in a row, is gone: stop the attempt and fail over. */
   private checkDevices(state: Attempt, sample: Sample): void {
     for (const problem of sample.problems) {
       this.detectOnce(state, `tool:${problem}`, 'device-error', `nvidia-smi: ${problem}`, { line: problem })
     }
     if (!sample.gpusFresh || this.inUse === null || this.inUse.length === 0) return
     const present = new Set(sample.gpus.map((gpu) => gpu.index))
-    for (const index of this.inUse)
-      this.missing.set(index, present.has(index) ? 0 : (this.missing.get(index) ?? 0) + 1)
-    const lost = this.inUse.filter((index) => (this.missing.get(index) ?? 0) >= 2)
+    for (const index of this.inUse) {
+      this.missingSweeps.set(index, present.has(index) ? 0 : (this.missingSweeps.get(index) ?? 0) + 1)
+    }
+    const lost = this.inUse.filter((index) => (this.missingSweeps.get(index) ?? 0) >= 2)
     if (lost.length === 0 || state.reported.has('device-lost')) return
     state.reported.add('device-lost')
     const reason = `GPU ${lost.join(',')} disappeared from the samples`
@@ -940,20 +665,18 @@ export class MonitorRun {
   }
 
   private checkAbovePlan(state: Attempt, sample: Sample): void {
-    if (this.predictedBytes === null || !sample.gpusFresh) return
+    const predicted = this.predictedBytes
+    if (predicted === null || !sample.gpusFresh) return
     for (const gpu of this.inUseReadings(sample)) {
       const used = gpu.memoryUsedBytes
-      if (used === null || used <= this.predictedBytes * MEMORY_ABOVE_PLAN_FRACTION) continue
-      const over = Math.round((used / this.predictedBytes - 1) * 100)
-      this.noticeOnce(
-        state,
-        `above-plan:${gpu.index}`,
-        `GPU${gpu.index} uses ${formatGiB(used)} GiB, ${over}% more than the plan's ${formatGiB(this.predictedBytes)} GiB`,
-      )
+      if (used === null || used <= predicted * MEMORY_ABOVE_PLAN_FRACTION) continue
+      const over = Math.round((used / predicted - 1) * 100)
+      const message = `GPU${gpu.index} uses ${formatGiB(used)} GiB, ${over}% more than the plan's ${formatGiB(predicted)} GiB`
+      this.noticeOnce(state, `above-plan:${gpu.index}`, message)
     }
   }
 
-  // ── timer: hang, metrics file, descendants, view ───────────────────────────────────────────────────
+  // ── the timer: hang, metrics file, descendants, view ───────────────────────────────────────────────
 
   private tick(): void {
     const state = this.current
@@ -963,30 +686,29 @@ export class MonitorRun {
         this.lastTrackMs = Date.now()
         state.group.trackDescendants()
       }
-      const idleSeconds = this.activeSeconds() - state.lastProgressAt
-      if (
-        this.pausedBy.size === 0 &&
-        idleSeconds >= this.options.hangMinutes * 60 &&
-        !state.reported.has('hang')
-      ) {
-        state.reported.add('hang')
-        const reason = `no progress for ${formatDuration(idleSeconds)} (--hang-minutes ${this.options.hangMinutes})`
-        this.detection(state, 'hang', reason, { idleSeconds, lastStep: state.lastStep }, false)
-        if (this.options.actions.hangRestart) {
-          state.evidence.hangKilled = true
-          this.action('kill', 'hang', `${reason}: stopping the trainer to relaunch it`, {})
-          this.stopAttempt(state, 'SIGTERM')
-        } else {
-          this.action(
-            'skipped',
-            'hang',
-            `${reason}; relaunching a hung trainer is switched off (--no-hang-restart)`,
-            {},
-          )
-        }
-      }
+      this.checkHang(state)
     }
     this.view.update(this.viewState())
+  }
+
+  private checkHang(state: Attempt): void {
+    const idleSeconds = this.activeSeconds() - state.lastProgressAt
+    if (this.pause.paused || idleSeconds < this.options.hangMinutes * 60 || state.reported.has('hang')) return
+    state.reported.add('hang')
+    const reason = `no progress for ${formatDuration(idleSeconds)} (--hang-minutes ${this.options.hangMinutes})`
+    this.detection(state, 'hang', reason, { idleSeconds, lastStep: state.lastStep }, false)
+    if (!this.options.actions.hangRestart) {
+      this.action(
+        'skipped',
+        'hang',
+        `${reason}; relaunching a hung trainer is switched off (--no-hang-restart)`,
+        {},
+      )
+      return
+    }
+    state.evidence.hangKilled = true
+    this.action('kill', 'hang', `${reason}: stopping the trainer to relaunch it`, {})
+    this.stopAttempt(state, 'SIGTERM')
   }
 
   private stopAttempt(state: Attempt, signal: NodeJS.Signals): void {
@@ -1030,11 +752,8 @@ export class MonitorRun {
       'warning',
       `${signal}: stopping the trainer (press Ctrl-C again to skip the ${grace} s grace period)`,
     )
-    if (this.pausedBy.size > 0) {
-      this.pausedTotalMs += Date.now() - (this.pausedSinceMs ?? Date.now())
-      this.pausedSinceMs = null
-      this.pausedBy.clear()
-    }
+    // The group is continued by terminate(); a paused trainer must be able to act on the signal.
+    this.pause.clear()
     this.wake?.()
     if (state !== null) {
       state.evidence.interrupted = true
@@ -1044,28 +763,29 @@ export class MonitorRun {
 
   // ── waiting ────────────────────────────────────────────────────────────────────────────────────────
 
-  private async waitForGatesOpen(): Promise<void> {
-    if (this.pausedBy.size === 0 || this.interrupted !== null) return
+  private async waitWhilePaused(): Promise<void> {
+    if (!this.pause.paused || this.interrupted !== null) return
     this.action(
       'wait',
-      [...this.pausedBy.keys()][0] ?? 'temperature',
-      `waiting to launch: ${[...this.pausedBy.values()].join('; ')}`,
+      this.pause.causes()[0] ?? 'temperature',
+      `waiting to launch: ${this.pause.why().join('; ')}`,
       {},
     )
-    while (this.pausedBy.size > 0 && this.interrupted === null) {
-      await this.interruptibleDelay(60_000)
-    }
+    while (this.pause.paused && this.interrupted === null) await this.sleep(60_000)
   }
 
-  private async interruptibleDelay(ms: number): Promise<void> {
+  /** Sleeps up to `ms`, or until `until` settles, or until woken (a signal, a resume); never keeps the process up. */
+  private async sleep(ms: number, until?: Promise<unknown>): Promise<void> {
     if (ms <= 0) return
     const controller = new AbortController()
     this.wake = () => controller.abort()
     try {
-      await delay(ms, undefined, { signal: controller.signal })
+      const timer = delay(ms, undefined, { signal: controller.signal })
+      await (until === undefined ? timer : Promise.race([timer, until]))
     } catch {
       // woken early
     } finally {
+      controller.abort()
       this.wake = null
     }
   }
@@ -1106,15 +826,8 @@ export class MonitorRun {
     reason: string,
     details: Record<string, unknown>,
   ): void {
-    this.record({
-      type: 'action',
-      time: now(),
-      attempt: this.current?.number ?? (this.attemptCount || null),
-      action,
-      cause,
-      reason,
-      details,
-    })
+    const attempt = this.current?.number ?? (this.attemptCount > 0 ? this.attemptCount : null)
+    this.record({ type: 'action', time: now(), attempt, action, cause, reason, details })
     if (action === 'relaunch' || action === 'stop' || action === 'kill' || action === 'skipped') {
       this.view.notify(action === 'stop' && cause !== 'interrupt' ? 'error' : 'warning', reason)
     }
@@ -1133,13 +846,9 @@ export class MonitorRun {
 
   // ── clocks and view ────────────────────────────────────────────────────────────────────────────────
 
-  private pausedMs(): number {
-    return this.pausedTotalMs + (this.pausedSinceMs === null ? 0 : Date.now() - this.pausedSinceMs)
-  }
-
   /** Seconds since start with pauses taken out: rates, ETA and hang detection run on this clock. */
   private activeSeconds(): number {
-    return (Date.now() - this.startedAtMs - this.pausedMs()) / 1000
+    return (Date.now() - this.startedAtMs - this.pause.pausedMs()) / 1000
   }
 
   private viewState(): ViewState {
@@ -1148,7 +857,7 @@ export class MonitorRun {
       attempt: this.attemptCount,
       maxAttempts: this.options.maxRestarts + 1,
       elapsedSeconds: (Date.now() - this.startedAtMs) / 1000,
-      pausedBy: [...this.pausedBy.values()],
+      pausedBy: this.pause.why(),
       sample: this.latestSample,
       predictedBytes: this.predictedBytes,
       inUse: this.inUse,
@@ -1160,36 +869,4 @@ export class MonitorRun {
 
 function now(): string {
   return new Date().toISOString()
-}
-
-/** The shell's convention: a signal death reads as 128 + the signal number. */
-export function exitCodeOf(exit: ExitStatus): number {
-  if (exit.code !== null) return exit.code
-  if (exit.signal !== null) return 128 + (osConstants.signals[exit.signal] ?? 0)
-  return 1
-}
-
-function describeExit(exit: ExitStatus): string {
-  return exit.signal !== null ? exit.signal : `exit code ${exit.code}`
-}
-
-function describeCause(cause: ExitCause, exit: ExitStatus): string {
-  switch (cause) {
-    case 'gpu-oom':
-      return `the trainer ran out of GPU memory (${describeExit(exit)})`
-    case 'host-oom-kill':
-      return `the trainer was killed by SIGKILL (${describeExit(exit)}), most likely by the kernel's OOM killer`
-    case 'device-lost':
-      return 'a GPU disappeared'
-    case 'device-error':
-      return `the trainer reported a device failure (${describeExit(exit)})`
-    case 'hang':
-      return 'the trainer made no progress'
-    default:
-      return `the trainer failed (${describeExit(exit)})`
-  }
-}
-
-function mapCause(cause: ExitCause): MonitorCause {
-  return cause === 'success' || cause === 'interrupted' ? 'crash' : cause
 }

@@ -3,11 +3,13 @@ import { join } from 'node:path'
 import { MonitorRecord, TrainingPlan } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
 import {
+  argv,
   collect,
   fakeTrainer,
   fixturesDir,
   isAlive,
   monitorEnv,
+  monitorFakeTrainer,
   ofType,
   planFixture,
   readRecords,
@@ -19,51 +21,30 @@ import {
   writeJson,
 } from './helpers/harness.js'
 
-const scenario = (name: string) => join(fixturesDir, 'nvidia-smi', name)
-const fast = ['--interval-ms', '100', '--restart-delay', '0', '--grace-seconds', '0.5']
+const FAST = '--interval-ms 100 --restart-delay 0 --grace-seconds 0.5'
+const RTX4090 = 'workstation-rtx4090.json'
+const plan = TrainingPlan.parse(JSON.parse(readFileSync(planFixture, 'utf8')))
 
 describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', () => {
   it('relaunches after a CUDA OOM with half the micro-batch, twice the accumulation, the same effective batch, resuming from the checkpoint', async () => {
     const work = tempDir()
-    const logDir = join(work, 'log')
     const ckpt = join(work, 'ckpt')
     const originalPlan = readFileSync(planFixture, 'utf8')
-    const result = await runCli(
-      [
-        'monitor',
-        '--plan',
-        planFixture,
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--steps',
-        '12',
-        '--checkpoint-dir',
-        ckpt,
-        '--checkpoint-every',
-        '5',
-        '--oom-at-step',
-        '7',
-        '--oom-above-micro-batch',
-        '4',
-      ],
-      monitorEnv(work, scenario('workstation-rtx4090.json')),
+    const { result, records, logDir } = await monitorFakeTrainer(
       work,
+      `--plan ${planFixture} ${FAST}`,
+      `--steps 12 --checkpoint-dir ${ckpt} --checkpoint-every 5 --oom-at-step 7 --oom-above-micro-batch 4`,
+      RTX4090,
     )
     expect(result.code, result.stderr).toBe(0)
-    const records = readRecords(logDir)
     const launches = ofType(records, 'launch')
-    expect(launches).toHaveLength(2)
-    const [first, second] = launches.map((launch) => launch.settings)
-    expect(first).toMatchObject({ microBatch: 8, gradAccum: 2, effectiveBatch: 16 })
-    expect(second).toMatchObject({ microBatch: 4, gradAccum: 4, effectiveBatch: 16 })
+    expect(launches.map((launch) => launch.settings)).toMatchObject([
+      { microBatch: 8, gradAccum: 2, effectiveBatch: 16 },
+      { microBatch: 4, gradAccum: 4, effectiveBatch: 16 },
+    ])
     expect(ofType(records, 'exit').map((exit) => exit.cause)).toEqual(['gpu-oom', 'success'])
     expect(ofType(records, 'detection').some((d) => d.cause === 'gpu-oom')).toBe(true)
-    const relaunch = ofType(records, 'action').find((a) => a.action === 'relaunch')
-    expect(relaunch?.cause).toBe('gpu-oom')
+    expect(ofType(records, 'action').find((a) => a.action === 'relaunch')?.cause).toBe('gpu-oom')
 
     // The trainer saw the new settings through the env vars and the rewritten plan copy.
     const starts = trainerEvents(records).filter((e) => e.event === 'start')
@@ -75,14 +56,11 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
     ])
     const planCopy = TrainingPlan.parse(JSON.parse(readFileSync(join(logDir, 'plan.attempt-2.json'), 'utf8')))
     expect(planCopy.settings).toMatchObject({ microBatch: 4, gradAccum: 4, effectiveBatch: 16 })
-    expect(planCopy.memory.perDevice.total).toBeLessThan(
-      TrainingPlan.parse(JSON.parse(originalPlan)).memory.perDevice.total,
-    )
+    expect(planCopy.memory.perDevice.total).toBeLessThan(plan.memory.perDevice.total)
     expect(readFileSync(planFixture, 'utf8')).toBe(originalPlan)
 
     // Attempt 1 checkpointed at step 5 and died at step 7; attempt 2 resumed at 5 and went on from 6.
-    const resumed = trainerEvents(records).find((e) => e.event === 'resumed')
-    expect(resumed).toMatchObject({ attempt: 2, step: 5 })
+    expect(trainerEvents(records).find((e) => e.event === 'resumed')).toMatchObject({ attempt: 2, step: 5 })
     const secondSteps = ofType(records, 'metrics').filter(
       (m) => m.attempt === 2 && m.step !== null && m.step > 5,
     )
@@ -92,31 +70,13 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
   })
 
   it('pauses the trainer above --max-temp and resumes it only below --max-temp minus --temp-hysteresis', async () => {
-    const work = tempDir()
-    const logDir = join(work, 'log')
-    const result = await runCli(
-      [
-        'monitor',
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--max-temp',
-        '85',
-        '--temp-hysteresis',
-        '10',
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--steps',
-        '100',
-        '--step-ms',
-        '20',
-      ],
-      monitorEnv(work, scenario('rtx3090-blower-card-overheating.json')),
-      work,
+    const { result, records } = await monitorFakeTrainer(
+      tempDir(),
+      `${FAST} --max-temp 85 --temp-hysteresis 10`,
+      '--steps 80 --step-ms 20',
+      'rtx3090-blower-card-overheating.json',
     )
     expect(result.code, result.stderr).toBe(0)
-    const records = readRecords(logDir)
     const actions = ofType(records, 'action')
     const pause = actions.find((a) => a.action === 'pause')
     const resume = actions.find((a) => a.action === 'resume')
@@ -144,8 +104,7 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
     // The trainer really stopped: at most a line already in the pipe arrives during the pause, and it got SIGCONT.
     const stepsWhilePaused = ofType(records, 'metrics').filter((m) => at(m) > pauseAt && at(m) < resumeAt)
     expect(stepsWhilePaused.length).toBeLessThanOrEqual(1)
-    const continued = trainerEvents(records).find((e) => e.event === 'continued')
-    expect(continued).toBeDefined()
+    expect(trainerEvents(records).some((e) => e.event === 'continued')).toBe(true)
     expect(ofType(records, 'summary')[0]?.pausedSeconds).toBeGreaterThan(0)
   })
 
@@ -153,28 +112,16 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
     const work = tempDir()
     const logDir = join(work, 'log')
     const pidFile = join(work, 'pids.json')
+    const trainer = `--steps 100000 --step-ms 20 --spawn-grandchild --grandchild-ignores-signals --pid-file ${pidFile}`
     const cli = startCli(
       [
         'monitor',
-        '--log-dir',
-        logDir,
-        '--interval-ms',
-        '100',
-        '--grace-seconds',
-        '0.3',
-        '--',
+        ...argv(`--log-dir ${logDir} --interval-ms 100 --grace-seconds 0.3 --`),
         process.execPath,
         fakeTrainer,
-        '--steps',
-        '100000',
-        '--step-ms',
-        '20',
-        '--spawn-grandchild',
-        '--grandchild-ignores-signals',
-        '--pid-file',
-        pidFile,
+        ...argv(trainer),
       ],
-      monitorEnv(work, scenario('workstation-rtx4090.json')),
+      monitorEnv(work, join(fixturesDir, 'nvidia-smi', RTX4090)),
       work,
     )
     const done = collect(cli)
@@ -201,30 +148,14 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
   })
 
   it('stops a failing trainer at the retry limit with the monitor exit code', async () => {
-    const work = tempDir()
-    const logDir = join(work, 'log')
-    const result = await runCli(
-      [
-        'monitor',
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--max-restarts',
-        '2',
-        '--crash-loop-failures',
-        '5',
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--crash',
-      ],
-      monitorEnv(work, null),
-      work,
+    const { result, records } = await monitorFakeTrainer(
+      tempDir(),
+      `${FAST} --max-restarts 2 --crash-loop-failures 5`,
+      '--crash',
+      null,
     )
     expect(result.code).toBe(9)
-    expect(result.stderr).toMatch(/E_MONITOR_STOPPED/)
-    expect(result.stderr).toMatch(/retry limit/)
-    const records = readRecords(logDir)
+    expect(result.stderr).toMatch(/E_MONITOR_STOPPED.*retry limit/)
     expect(ofType(records, 'launch')).toHaveLength(3)
     expect(ofType(records, 'exit').map((e) => e.cause)).toEqual(['crash', 'crash', 'crash'])
     expect(ofType(records, 'action').filter((a) => a.action === 'relaunch')).toHaveLength(2)
@@ -233,54 +164,23 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
   })
 
   it('recognises a crash loop before the retry limit', async () => {
-    const work = tempDir()
-    const logDir = join(work, 'log')
-    const result = await runCli(
-      [
-        'monitor',
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--max-restarts',
-        '10',
-        '--crash-loop-failures',
-        '3',
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--crash',
-      ],
-      monitorEnv(work, null),
-      work,
+    const { result, records } = await monitorFakeTrainer(
+      tempDir(),
+      `${FAST} --max-restarts 10 --crash-loop-failures 3`,
+      '--crash',
+      null,
     )
     expect(result.code).toBe(9)
-    const records = readRecords(logDir)
     expect(ofType(records, 'launch')).toHaveLength(3)
     expect(ofType(records, 'action').at(-1)).toMatchObject({ action: 'stop', cause: 'crash-loop' })
   })
 
   it('--json prints one valid JSON record per line on stdout and the trainer output on stderr', async () => {
-    const work = tempDir()
-    const logDir = join(work, 'log')
-    const result = await runCli(
-      [
-        'monitor',
-        '--json',
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--plan',
-        planFixture,
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--steps',
-        '15',
-        '--step-ms',
-        '20',
-      ],
-      monitorEnv(work, scenario('workstation-rtx4090.json')),
-      work,
+    const { result } = await monitorFakeTrainer(
+      tempDir(),
+      `--json ${FAST} --plan ${planFixture}`,
+      '--steps 15 --step-ms 20',
+      RTX4090,
     )
     expect(result.code, result.stderr).toBe(0)
     const lines = result.stdout.split('\n').filter((line) => line !== '')
@@ -293,44 +193,19 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
     expect(records[0]?.type).toBe('start')
     expect(records.at(-1)?.type).toBe('summary')
     expect(result.stderr).toContain('"event":"done"')
-    const predicted = ofType(records, 'sample').find((s) => s.attempt !== null && s.gpus.length > 0)?.gpus[0]
-      ?.predictedBytes
-    expect(predicted).toBe(
-      TrainingPlan.parse(JSON.parse(readFileSync(planFixture, 'utf8'))).memory.perDevice.total,
-    )
+    const sample = ofType(records, 'sample').find((s) => s.attempt !== null && s.gpus.length > 0)
+    expect(sample?.gpus[0]?.predictedBytes).toBe(plan.memory.perDevice.total)
   })
 
   it('kills a trainer that stops making progress and relaunches it', async () => {
     const work = tempDir()
-    const logDir = join(work, 'log')
-    const ckpt = join(work, 'ckpt')
-    const result = await runCli(
-      [
-        'monitor',
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--hang-minutes',
-        '0.01',
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--steps',
-        '8',
-        '--checkpoint-dir',
-        ckpt,
-        '--checkpoint-every',
-        '2',
-        '--hang-at-step',
-        '4',
-        '--fault-attempt',
-        '1',
-      ],
-      monitorEnv(work, null),
+    const { result, records } = await monitorFakeTrainer(
       work,
+      `${FAST} --hang-minutes 0.01`,
+      `--steps 8 --checkpoint-dir ${join(work, 'ckpt')} --checkpoint-every 2 --hang-at-step 4 --fault-attempt 1`,
+      null,
     )
     expect(result.code, result.stderr).toBe(0)
-    const records = readRecords(logDir)
     expect(ofType(records, 'detection').some((d) => d.cause === 'hang')).toBe(true)
     expect(ofType(records, 'action').some((a) => a.action === 'kill' && a.cause === 'hang')).toBe(true)
     expect(ofType(records, 'exit').map((e) => e.cause)).toEqual(['hang', 'success'])
@@ -339,8 +214,6 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
 
   it('relaunches on the remaining GPU with doubled accumulation when a GPU falls off the bus', async () => {
     const work = tempDir()
-    const logDir = join(work, 'log')
-    const plan = TrainingPlan.parse(JSON.parse(readFileSync(planFixture, 'utf8')))
     const dualPlan = writeJson(join(work, 'dual-rtx4090.plan.json'), {
       ...plan,
       hardware: { ...plan.hardware, gpus: 2 },
@@ -354,29 +227,13 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
         backend: 'nccl',
       },
     })
-    const result = await runCli(
-      [
-        'monitor',
-        '--plan',
-        dualPlan,
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--steps',
-        '80',
-        '--step-ms',
-        '20',
-        '--checkpoint-dir',
-        join(work, 'ckpt'),
-      ],
-      monitorEnv(work, scenario('dual-rtx4090-gpu1-falls-off.json')),
+    const { result, records, logDir } = await monitorFakeTrainer(
       work,
+      `--plan ${dualPlan} ${FAST}`,
+      `--steps 80 --step-ms 20 --checkpoint-dir ${join(work, 'ckpt')}`,
+      'dual-rtx4090-gpu1-falls-off.json',
     )
     expect(result.code, result.stderr).toBe(0)
-    const records = readRecords(logDir)
     expect(ofType(records, 'detection').find((d) => d.cause === 'device-lost')?.details).toMatchObject({
       lost: [1],
     })
@@ -396,33 +253,13 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
   })
 
   it('treats a SIGKILL as a host OOM kill and shrinks the micro-batch given by flag', async () => {
-    const work = tempDir()
-    const logDir = join(work, 'log')
-    const result = await runCli(
-      [
-        'monitor',
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--micro-batch',
-        '2',
-        '--grad-accum',
-        '3',
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--steps',
-        '6',
-        '--kill-self-at-step',
-        '3',
-        '--fault-attempt',
-        '1',
-      ],
-      monitorEnv(work, null),
-      work,
+    const { result, records } = await monitorFakeTrainer(
+      tempDir(),
+      `${FAST} --micro-batch 2 --grad-accum 3`,
+      '--steps 6 --kill-self-at-step 3 --fault-attempt 1',
+      null,
     )
     expect(result.code, result.stderr).toBe(0)
-    const records = readRecords(logDir)
     expect(ofType(records, 'exit')[0]).toMatchObject({ cause: 'host-oom-kill', signal: 'SIGKILL' })
     expect(ofType(records, 'launch').map((l) => l.env.RIGFIT_MICRO_BATCH)).toEqual(['2', '1'])
     expect(ofType(records, 'launch')[1]?.settings).toMatchObject({
@@ -434,30 +271,13 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
   })
 
   it('with --no-oom-recovery exits with the trainer code and records the skipped action', async () => {
-    const work = tempDir()
-    const logDir = join(work, 'log')
-    const result = await runCli(
-      [
-        'monitor',
-        '--plan',
-        planFixture,
-        '--log-dir',
-        logDir,
-        ...fast,
-        '--no-oom-recovery',
-        '--',
-        process.execPath,
-        fakeTrainer,
-        '--steps',
-        '5',
-        '--oom-at-step',
-        '2',
-      ],
-      monitorEnv(work, scenario('workstation-rtx4090.json')),
-      work,
+    const { result, records } = await monitorFakeTrainer(
+      tempDir(),
+      `--plan ${planFixture} ${FAST} --no-oom-recovery`,
+      '--steps 5 --oom-at-step 2',
+      RTX4090,
     )
     expect(result.code).toBe(1)
-    const records = readRecords(logDir)
     expect(ofType(records, 'launch')).toHaveLength(1)
     expect(ofType(records, 'action').find((a) => a.action === 'skipped')?.reason).toMatch(/--no-oom-recovery/)
   })
@@ -465,36 +285,29 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
   it('refuses bad input with a coded error and a suggestion', async () => {
     const work = tempDir()
     const env = monitorEnv(work, null)
-    const noCommand = await runCli(['monitor', '--log-dir', join(work, 'a')], env, work)
+    const cli = (args: string) => runCli(argv(args), env, work)
+    const noCommand = await cli(`monitor --log-dir ${join(work, 'a')}`)
     expect(noCommand.code).toBe(2)
     expect(noCommand.stderr).toMatch(/E_NO_COMMAND[\s\S]*Suggestion:/)
 
     const badPlan = writeJson(join(work, 'bad.plan.json'), { schemaVersion: 1, mode: 'turbo' })
-    const invalid = await runCli(['monitor', '--plan', badPlan, '--', 'true'], env, work)
+    const invalid = await cli(`monitor --plan ${badPlan} -- true`)
     expect(invalid.code).toBe(4)
     expect(invalid.stderr).toMatch(/bad\.plan\.json/)
 
-    const notFound = await runCli(
-      ['monitor', '--log-dir', join(work, 'b'), '--', 'no-such-trainer-binary'],
-      env,
-      work,
-    )
+    const notFound = await cli(`monitor --log-dir ${join(work, 'b')} -- no-such-trainer-binary`)
     expect(notFound.code).toBe(3)
     expect(notFound.stderr).toMatch(/E_COMMAND_NOT_FOUND/)
 
-    const hysteresis = await runCli(
-      ['monitor', '--max-temp', '80', '--temp-hysteresis', '90', '--', 'true'],
-      env,
-      work,
-    )
+    const hysteresis = await cli('monitor --max-temp 80 --temp-hysteresis 90 -- true')
     expect(hysteresis.code).toBe(2)
     expect(hysteresis.stderr).toMatch(/--temp-hysteresis/)
 
     const logDir = join(work, 'c')
-    expect((await runCli(['monitor', '--log-dir', logDir, '--', 'true'], env, work)).code).toBe(0)
-    const again = await runCli(['monitor', '--log-dir', logDir, '--', 'true'], env, work)
+    expect((await cli(`monitor --log-dir ${logDir} -- true`)).code).toBe(0)
+    const again = await cli(`monitor --log-dir ${logDir} -- true`)
     expect(again.code).toBe(8)
     expect(again.stderr).toMatch(/E_LOG_EXISTS[\s\S]*--force/)
-    expect((await runCli(['monitor', '--log-dir', logDir, '--force', '--', 'true'], env, work)).code).toBe(0)
+    expect((await cli(`monitor --log-dir ${logDir} --force -- true`)).code).toBe(0)
   })
 })

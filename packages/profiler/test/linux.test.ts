@@ -20,40 +20,30 @@ import { parseProcSwaps } from '../src/parsers/proc-swaps.js'
 import { fixture } from './helpers.js'
 
 describe('/sys/class/power_supply', () => {
-  it('BAT0 + AC (Mains) charging; a mouse battery (scope Device) is not the machine battery', () => {
-    expect(parsePowerSupplyTree(fixture('power_supply/thinkpad-t14-bat0-acad-charging.txt'))).toEqual({
-      batteryPresent: true,
-      onBattery: false,
-      acOnline: true,
-      percent: 87,
-    })
-  })
-
-  it('ADP1 offline: on battery, percent from charge_now / charge_full', () => {
-    expect(parsePowerSupplyTree(fixture('power_supply/dell-xps-adp1-discharging.txt'))).toEqual({
-      batteryPresent: true,
-      onBattery: true,
-      acOnline: false,
-      percent: 41,
-    })
-  })
-
-  it('USB-C only laptop: AC is online when any USB supply is online, whatever its name', () => {
-    expect(parsePowerSupplyTree(fixture('power_supply/framework-13-usbc-only.txt'))).toEqual({
-      batteryPresent: true,
-      onBattery: false,
-      acOnline: true,
-      percent: 63,
-    })
-  })
-
-  it('desktop with only a UPS/HID battery: no machine battery, AC unknown', () => {
-    expect(parsePowerSupplyTree(fixture('power_supply/desktop-ups-hid-only.txt'))).toEqual({
-      batteryPresent: false,
-      onBattery: false,
-      acOnline: null,
-      percent: null,
-    })
+  const machines: [string, string, ReturnType<typeof parsePowerSupplyTree>][] = [
+    [
+      'BAT0 + AC (Mains) charging; a mouse battery (scope Device) is ignored',
+      'thinkpad-t14-bat0-acad-charging',
+      { batteryPresent: true, onBattery: false, acOnline: true, percent: 87 },
+    ],
+    [
+      'ADP1 offline: on battery, percent from charge_now / charge_full',
+      'dell-xps-adp1-discharging',
+      { batteryPresent: true, onBattery: true, acOnline: false, percent: 41 },
+    ],
+    [
+      'USB-C only: AC is online when any USB supply is, whatever its name',
+      'framework-13-usbc-only',
+      { batteryPresent: true, onBattery: false, acOnline: true, percent: 63 },
+    ],
+    [
+      'only a UPS (HID) battery: no machine battery, AC unknown',
+      'desktop-ups-hid-only',
+      { batteryPresent: false, onBattery: false, acOnline: null, percent: null },
+    ],
+  ]
+  it.each(machines)('%s', (_label, machine, expected) => {
+    expect(parsePowerSupplyTree(fixture(`power_supply/${machine}.txt`))).toEqual(expected)
   })
 
   it('falls back to the battery status when no adapter entry exists', () => {

@@ -171,7 +171,6 @@ export default class Estimate extends RigfitCommand {
       lora,
       quant: flags.quant,
       device,
-      optimizerImpl: flags.optimizer === 'adamw-8bit' ? 'fused' : 'foreach',
     })
     const result = estimate(input)
     // --vram without --gpu still answers "does it fit", with no speed.
@@ -216,7 +215,10 @@ export default class Estimate extends RigfitCommand {
         'E_GPU_UNKNOWN',
         `--gpu "${query}" matches no GPU in the installed catalogs`,
         {
-          suggestion: `${near.length > 0 ? `Did you mean ${near.map((n) => `"${n}"`).join(', ')}? ` : ''}Or give the memory alone with --vram GiB.`,
+          suggestion:
+            near.length > 0
+              ? `Did you mean ${near.map((n) => `"${n}"`).join(', ')}? Or give the memory alone with --vram GiB.`
+              : 'Name the GPU as nvidia-smi prints it, e.g. "A100 80GB" or "RTX 4090", or give the memory alone with --vram GiB.',
           details: { closeMatches: near },
         },
       )

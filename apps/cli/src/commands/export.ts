@@ -1,14 +1,24 @@
-import { Flags } from '@oclif/core'
+import { Flags, type Interfaces } from '@oclif/core'
+import { type Mode, MODES, RigfitError, type TrainingPlan } from '@rigfit/core'
 import {
   type ExportResult,
   exportPlan,
   FORMAT_NAMES,
+  ioFactsFromProfile,
   parseByteSize,
   readPlanFile,
   readProfileIoFacts,
   writeExportFiles,
 } from '@rigfit/exporters'
 import { RigfitCommand } from '../lib/base-command.js'
+import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
+import { parseTargetUtil, planningFlags } from '../lib/planning-flags.js'
+import { planModes } from '../lib/planning.js'
+import { profileSourceFlags } from '../lib/profile-source.js'
+import { workloadFlags, workloadFromFlags } from '../lib/workload-flags.js'
+
+// `--nodes` (scale a plan to N nodes) and `--dataset-size` are export's own flags; the workload's copies are left out.
+const { nodes: _workloadNodes, 'dataset-size': _datasetSize, ...exportWorkloadFlags } = workloadFlags
 
 function summary(result: ExportResult): string[] {
   const lines = [
@@ -33,6 +43,8 @@ export default class Export extends RigfitCommand {
     'Export a training plan to a trainer: HF TrainingArguments, accelerate, DeepSpeed, torchrun, SLURM, Lightning, Hydra, Kconfig, a PyTorch settings module, or the plan JSON.'
 
   static override examples = [
+    '<%= config.bin %> export --mode balanced --format hf --out run/',
+    '<%= config.bin %> export --mode extreme --gpu "RTX 4090" --model llama-3.2-1b --format deepspeed',
     '<%= config.bin %> export --plan plan.json --format hf --out run/',
     '<%= config.bin %> export --plan plan.json --format torchrun --nodes 2 --out launch/',
     '<%= config.bin %> export --plan plan.json --format deepspeed --meta --dataset-size 200GB --profile profile.json --json',
@@ -41,7 +53,12 @@ export default class Export extends RigfitCommand {
   static override flags = {
     plan: Flags.string({
       description: 'TrainingPlan JSON to export (from `rigfit plan --json` or `--format rigfit`).',
-      required: true,
+      exclusive: ['mode'],
+    }),
+    mode: Flags.string({
+      description: 'Plan this machine (or the --gpu/--from/--instance hardware) in this mode and export that plan.',
+      options: [...MODES],
+      exclusive: ['plan'],
     }),
     format: Flags.string({ description: 'Target format.', options: [...FORMAT_NAMES], required: true }),
     out: Flags.string({ description: 'Directory to write the files into; without it they are printed.' }),
@@ -68,13 +85,21 @@ export default class Export extends RigfitCommand {
       description: "Kconfig: leave batch size and compile to the trainer's AUTO detection.",
       default: false,
     }),
+    ...profileSourceFlags,
+    ...instanceFlags,
+    ...exportWorkloadFlags,
+    ...planningFlags,
   }
 
   async run(): Promise<Record<string, unknown>> {
     const { flags } = await this.parse(Export)
-    const plan = await readPlanFile(flags.plan)
     const datasetBytes = flags['dataset-size'] === undefined ? null : parseByteSize(flags['dataset-size'])
-    const io = flags.profile === undefined ? undefined : await readProfileIoFacts(flags.profile)
+    const { plan, io } = flags.plan
+      ? {
+          plan: await readPlanFile(flags.plan),
+          io: flags.profile === undefined ? undefined : await readProfileIoFacts(flags.profile),
+        }
+      : await this.planFor(flags)
     const hosts =
       flags.hosts
         ?.split(',')
@@ -109,5 +134,26 @@ export default class Export extends RigfitCommand {
       for (const line of summary(result)) process.stderr.write(`${line}\n`)
     }
     return json
+  }
+
+  /** `--mode`: plan the hardware now, as `rigfit plan --mode M` would, and use its profile's measured I/O. */
+  private async planFor(flags: Interfaces.InferredFlags<(typeof Export)['flags']>) {
+    if (!flags.mode) {
+      throw new RigfitError('usage', 'E_EXPORT_SOURCE', 'Say which plan to export: --mode M or --plan FILE.', {
+        suggestion: 'For example `rigfit export --mode balanced --format hf`, or `rigfit export --plan plan.json --format hf`.',
+      })
+    }
+    const mode = flags.mode as Mode
+    const profile = await resolvePlanningProfile(this, flags)
+    const workload = await workloadFromFlags({ ...flags, nodes: 1, 'dataset-size': flags['dataset-size'] })
+    const { plans, failures } = await planModes(this, profile, workload, [mode], {
+      psuWatts: flags['psu-watts'] ?? null,
+      baseBatch: flags['base-batch'] ?? null,
+      targetUtilization: parseTargetUtil(flags['target-util']),
+      rulesDir: flags.rules,
+    })
+    const failure = failures[mode]
+    if (failure) throw failure
+    return { plan: plans[mode] as TrainingPlan, io: flags.profile === undefined ? ioFactsFromProfile(profile) : await readProfileIoFacts(flags.profile) }
   }
 }

@@ -12,6 +12,7 @@ import { RigfitCommand } from '../lib/base-command.js'
 import { fmtHours } from '../lib/format.js'
 import { planningFlags, parseTargetUtil } from '../lib/planning-flags.js'
 import { planModes } from '../lib/planning.js'
+import { loadCluster } from '../lib/cluster.js'
 import { instanceFlags, parsePrice, pricePerHour, resolvePlanningProfile } from '../lib/instance.js'
 import { profileSourceFlags } from '../lib/profile-source.js'
 import { recommendHardware, renderRecommendations } from '../lib/recommend.js'
@@ -28,10 +29,16 @@ export default class Plan extends RigfitCommand {
     '<%= config.bin %> plan --mode balanced --instance p4d.24xlarge --model llama-3.1-8b',
     '<%= config.bin %> plan --model llama-3.1-8b --time-budget 24h --dataset-size 2GB --recommend',
     '<%= config.bin %> plan --model-type resnet18 --target-batch 512',
+    '<%= config.bin %> plan --mode balanced --cluster node-a.json node-b.json',
   ]
   static override flags = {
     mode: Flags.string({ description: 'Which plan.', options: [...MODES], default: 'balanced' }),
     recommend: Flags.boolean({ description: 'Rank catalog GPUs, GPU counts and cloud presets that can run the workload within --time-budget.' }),
+    cluster: Flags.string({
+      description: 'Plan a multi-node job from saved profiles, one per node (heterogeneous nodes: planned for the weakest).',
+      multiple: true,
+      exclusive: ['from', 'gpu', 'instance'],
+    }),
     'model-type': Flags.string({
       description: 'A model rigfit does not model layer by layer: plan its batch with the AUTO heuristic (batch tier from 80% of free memory, x model scale).',
       options: Object.keys(HEURISTIC_MODEL_SCALE),
@@ -65,11 +72,16 @@ export default class Plan extends RigfitCommand {
       if (!this.jsonEnabled()) this.log(renderRecommendations(ranking, workload))
       return ranking
     }
-    const profile = await resolvePlanningProfile(this, flags)
-    const { plans, failures, packProblems } = await planModes(this, profile, workload, [mode], options)
+    const cluster = flags.cluster ? await loadCluster(flags.cluster) : null
+    const profile = cluster ? cluster.profile : await resolvePlanningProfile(this, flags)
+    const planned = cluster ? { ...workload, nodes: cluster.nodes } : workload
+    const { plans, failures, packProblems } = await planModes(this, profile, planned, [mode], options)
     const failure = failures[mode]
     if (failure) throw failure
     const plan = plans[mode]
+    if (plan && cluster?.warning) {
+      plan.warnings.unshift({ id: 'heterogeneous-cluster', message: cluster.warning, source: 'generator', expectedGain: null })
+    }
     for (const problem of packProblems) this.warn(problem.message)
     if (!this.jsonEnabled() && plan) {
       this.log(renderPlan(plan))

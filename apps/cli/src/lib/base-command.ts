@@ -40,7 +40,13 @@ function toRigfitError(error: Error & { oclif?: { exit?: number } }): RigfitErro
   if (error instanceof Errors.ExitError) return null
   const isFlagError = /flag|argument|Expected|Unexpected|Missing required|Nonexistent/i.test(error.message) && error.oclif?.exit === 2
   if (isFlagError || error.name === 'CLIError' || error.constructor?.name?.endsWith('FlagError') || error.constructor?.name?.endsWith('ArgError')) {
-    return new RigfitError('usage', 'E_USAGE', error.message.split('\n')[0] ?? error.message, {
+    // oclif puts the flag on the first line and what was wrong with it on the next ones; drop its own help hint.
+    const message = error.message
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !/^See more help with/.test(line))
+      .join(': ')
+    return new RigfitError('usage', 'E_USAGE', message, {
       suggestion: 'Run the command with --help to see its flags.',
     })
   }

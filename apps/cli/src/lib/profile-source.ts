@@ -10,15 +10,23 @@ import {
 } from '@rigfit/profiler'
 import { loadAllCatalogEntries } from './catalog.js'
 
-const gibFlag = (description: string) =>
+const gibFlag = (name: string, description: string) =>
   Flags.custom<number>({
     description,
     helpGroup: 'HARDWARE',
     helpValue: 'GiB',
     parse: async (input) => {
       const value = Number(input)
-      if (!Number.isFinite(value) || value <= 0)
-        throw new Error(`Expected a positive number of GiB but received: ${input}`)
+      if (!Number.isFinite(value) || value <= 0) {
+        throw new RigfitError(
+          'usage',
+          'E_USAGE',
+          `--${name} must be a positive number of GiB, got "${input}".`,
+          {
+            suggestion: `For example --${name} 24.`,
+          },
+        )
+      }
       return value
     },
   })()

@@ -1,4 +1,5 @@
 import type { EstimateInput, EstimateResult } from '@rigfit/core'
+import { fmtCount, gib as formatGib } from './format.js'
 
 export interface Paint {
   bold: (text: string) => string
@@ -7,16 +8,7 @@ export interface Paint {
   bad: (text: string) => string
 }
 
-const GIB = 2 ** 30
-const gib = (bytes: number) => `${(bytes / GIB).toFixed(2)} GiB`
-const count = (n: number) =>
-  n >= 1e9
-    ? `${(n / 1e9).toFixed(2)}B`
-    : n >= 1e6
-      ? `${(n / 1e6).toFixed(1)}M`
-      : n >= 1e3
-        ? `${(n / 1e3).toFixed(1)}K`
-        : String(n)
+const gib = (bytes: number) => formatGib(bytes, 2)
 const number = (n: number) => Math.round(n).toLocaleString('en-US')
 
 const TERMS: [keyof EstimateResult['perDevice'], string][] = [
@@ -57,7 +49,7 @@ export function renderEstimate(
   const { model } = input
   lines.push(`${paint.bold('Model')}     ${model.id}${model.name !== model.id ? ` (${model.name})` : ''}`)
   lines.push(
-    `          ${count(result.params.total)} parameters, ${count(result.params.trainable)} trainable · ${model.layers} layers × ${model.hidden} hidden`,
+    `          ${fmtCount(result.params.total)} parameters, ${fmtCount(result.params.trainable)} trainable · ${model.layers} layers × ${model.hidden} hidden`,
   )
   lines.push(`${paint.bold('Settings')}  ${settingsLine(input)}`)
   if (input.device)

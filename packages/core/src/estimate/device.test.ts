@@ -48,7 +48,13 @@ describe('device numbers', () => {
       fp16TensorTflops: 383,
       memoryBandwidthGBs: 3276.8,
     })
-    expect(dual).toMatchObject({ kind: 'rocm', vramBytes: 64 * 2 ** 30, fp16TensorTflops: 191.5, memoryBandwidthGBs: 1638.4, computeCapability: null })
+    expect(dual).toMatchObject({
+      kind: 'rocm',
+      vramBytes: 64 * 2 ** 30,
+      fp16TensorTflops: 191.5,
+      memoryBandwidthGBs: 1638.4,
+      computeCapability: null,
+    })
   })
 
   it('splits a multi-device board among its devices', () => {

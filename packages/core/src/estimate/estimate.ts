@@ -101,9 +101,11 @@ export function estimate(input: EstimateInput): EstimateResult {
     stage >= 3 || offloadAll
       ? 2 * Math.max(2 * parts.layer + (fullTraining ? parts.layer : 0), parts.embedding + parts.head)
       : 0
-  // Autocast casts fp32 weights to 16-bit per matmul and keeps the copies until backward has used them.
+  // Autocast casts fp32 weights to 16-bit per matmul and keeps the copies until backward has used them
+  // (the embedding only where it is also the output projection).
+  const headMatmul = input.head === 'lm' ? spec.vocab * h : 0
   const autocastCopies =
-    mixed && !sharded ? 2 * (fullTraining ? spec.layers * parts.layerLinear + spec.vocab * h : adapters) : 0
+    mixed && !sharded ? 2 * (fullTraining ? spec.layers * parts.layerLinear + headMatmul : adapters) : 0
   // A quantised layer is dequantised to 16-bit for its matmul, one layer at a time.
   const dequantBuffer =
     !fullTraining && input.quant !== 'none' ? 2 * Math.max(h * spec.ffn, h * spec.heads * spec.headDim) : 0
@@ -203,7 +205,7 @@ export function estimate(input: EstimateInput): EstimateResult {
     // matmul (one fewer for frozen weights); quantised weights are dequantised in every pass that uses them.
     const elementwise =
       ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE * (tokens * spec.layers * block * recompute + logits)
-    const matmulWeights = spec.layers * parts.layerActive + (lmHead ? spec.vocab * h : 0)
+    const matmulWeights = spec.layers * parts.layerActive + headMatmul
     const weightReads = (fullTraining ? 3 : 2) * recompute * matmulWeights * e
     const dequant =
       !fullTraining && input.quant !== 'none'

@@ -20,5 +20,6 @@ export {
   parseRuleFile,
   parseSingleFilePack,
 } from './parse-pack.js'
+export { closest as closestName } from './describe-issues.js'
 export { FORBIDDEN_KEYS, jsonPath, parseJsonSafely } from './safe-json.js'
 export { uniquePacks } from './unique-packs.js'

@@ -36,8 +36,7 @@ export function parsePackDirectory(manifestFile: PackFile, ruleFiles: PackFile[]
   const packName = manifest?.meta.name ?? null
   const rules: Rule[] = []
   let totalBytes = 0
-  const sorted = [...ruleFiles].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
-  for (const ruleFile of sorted) {
+  for (const ruleFile of ruleFiles) {
     totalBytes += Buffer.byteLength(ruleFile.text, 'utf8')
     const parsed = parseRuleFile(ruleFile, packName)
     problems.push(...parsed.problems)
@@ -47,6 +46,7 @@ export function parsePackDirectory(manifestFile: PackFile, ruleFiles: PackFile[]
     problems.push(problem('E_PACK_TOO_LARGE', packName, source.origin.path, null, '$', `rule files total ${totalBytes} bytes, over the limit of ${PACK_LIMITS.packBytes}`))
   }
   if (!manifest || problems.length > 0) return { pack: null, problems }
+  rules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
   const assembled = RulePack.safeParse({ ...manifest, rules })
   if (!assembled.success) {
     for (const report of describeIssues(assembled.error, { rules })) {
@@ -87,7 +87,7 @@ function parseDocument<T extends z.ZodType>(
 ): z.infer<T> | null {
   const json = parseJsonSafely(text, { maxBytes, maxDepth: PACK_LIMITS.depth })
   if (!json.ok) {
-    problems.push(problem(json.code, packName, file, null, json.path, json.message))
+    problems.push(problem(json.code, packName ?? packNameOf(json.document), file, ruleIdAt(json.document, pathOf(json.path)), json.path, json.message))
     return null
   }
   const parsed = schema.safeParse(json.value)
@@ -108,6 +108,11 @@ function ruleIdAt(document: unknown, path: PropertyKey[]): string | null {
   }
   if ('event' in document || 'conditions' in document) return typeof document.id === 'string' ? document.id : null
   return null
+}
+
+/** `$.rules[2].event` -> ['rules', 2, 'event'], enough to find the rule a path is in. */
+function pathOf(path: string): PropertyKey[] {
+  return [...path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : (m[1] as string)))
 }
 
 function packNameOf(document: unknown): string | null {

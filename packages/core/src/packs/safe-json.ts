@@ -12,7 +12,14 @@ export interface JsonLimits {
 
 export type SafeJsonResult =
   | { ok: true; value: unknown }
-  | { ok: false; code: 'E_PACK_TOO_LARGE' | 'E_PACK_JSON' | 'E_PACK_FORBIDDEN_KEY' | 'E_PACK_TOO_DEEP'; path: string; message: string }
+  | {
+      ok: false
+      code: 'E_PACK_TOO_LARGE' | 'E_PACK_JSON' | 'E_PACK_FORBIDDEN_KEY' | 'E_PACK_TOO_DEEP'
+      path: string
+      message: string
+      /** The parsed document when it parsed but broke a rule, so a message can still name the rule it holds. */
+      document?: unknown
+    }
 
 export function parseJsonSafely(text: string, limits: JsonLimits): SafeJsonResult {
   const bytes = Buffer.byteLength(text, 'utf8')
@@ -27,7 +34,7 @@ export function parseJsonSafely(text: string, limits: JsonLimits): SafeJsonResul
     return { ok: false, code: 'E_PACK_JSON', path: '$', message: `not valid JSON: ${message}` }
   }
   const problem = inspectTree(value, limits.maxDepth)
-  return problem ?? { ok: true, value }
+  return problem ? { ...problem, document: value } : { ok: true, value }
 }
 
 /** Walks the parsed tree without recursion (a hostile file cannot overflow the stack). */

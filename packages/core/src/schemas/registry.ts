@@ -4,7 +4,8 @@ import { GpuCatalog } from './gpu-catalog.js'
 import { HardwareProfile } from './hardware-profile.js'
 import { ModelSpec } from './model-spec.js'
 import { MonitorRecord } from './monitor-record.js'
-import { RulePack } from './rule-pack.js'
+import { RuleCaseFile } from './rule-cases.js'
+import { PackManifest, Rule, RulePack } from './rule-pack.js'
 import { TrainingPlan } from './training-plan.js'
 import { Workload } from './workload.js'
 
@@ -20,4 +21,7 @@ export const PUBLIC_SCHEMAS: Record<string, z.ZodType> = {
   'validation-row': ValidationRow,
   'gpu-catalog': GpuCatalog,
   'monitor-record': MonitorRecord,
+  'pack-manifest': PackManifest,
+  rule: Rule,
+  'rule-cases': RuleCaseFile,
 }

@@ -76,11 +76,22 @@ function actionOff(cause: MonitorCause, what: string, action: string, flag: stri
 export function planRelaunch(input: RelaunchInput): RelaunchPlan {
   const { cause, actions } = input
   const what = describeFailure(cause, input.exit)
-  const same: Relaunch = { kind: 'relaunch', settings: input.settings, visible: null, changes: [], changed: false, warnings: [] }
+  const same: Relaunch = {
+    kind: 'relaunch',
+    settings: input.settings,
+    visible: null,
+    changes: [],
+    changed: false,
+    warnings: [],
+  }
   if (cause === 'gpu-oom' || cause === 'host-oom-kill') {
     if (!actions.oomRecovery) return actionOff(cause, what, 'OOM recovery', '--no-oom-recovery')
     if (input.settings === null) {
-      return { kind: 'fail', reason: `${what}; OOM recovery needs the batch settings (pass --plan or --micro-batch)`, skipped: null }
+      return {
+        kind: 'fail',
+        reason: `${what}; OOM recovery needs the batch settings (pass --plan or --micro-batch)`,
+        skipped: null,
+      }
     }
     const step = nextOomSettings(input.settings, input.computeCapability)
     if ('exhausted' in step) {
@@ -91,13 +102,21 @@ export function planRelaunch(input: RelaunchInput): RelaunchPlan {
         suggestion: OOM_SUGGESTION,
       }
     }
-    return { kind: 'relaunch', settings: step.settings, visible: null, changes: step.changes, changed: true, warnings: [] }
+    return {
+      kind: 'relaunch',
+      settings: step.settings,
+      visible: null,
+      changes: step.changes,
+      changed: true,
+      warnings: [],
+    }
   }
   if (cause === 'device-lost' || cause === 'device-error') {
     if (!actions.gpuFailover) return actionOff(cause, what, 'GPU failover', '--no-gpu-failover')
     return failover(input, same)
   }
-  if (cause === 'crash' && !actions.crashRestart) return actionOff('crash', what, 'relaunch after a crash', '--no-crash-restart')
+  if (cause === 'crash' && !actions.crashRestart)
+    return actionOff('crash', what, 'relaunch after a crash', '--no-crash-restart')
   return same
 }
 
@@ -111,14 +130,25 @@ function failover(input: RelaunchInput, same: Relaunch): RelaunchPlan {
     lost = named !== undefined ? [named] : current.length === 1 ? current : []
   }
   if (lost.length === 0) {
-    return { ...same, warnings: ['The failing device could not be identified; relaunching on the same GPUs.'] }
+    return {
+      ...same,
+      warnings: ['The failing device could not be identified; relaunching on the same GPUs.'],
+    }
   }
   const remaining = current.filter((index) => !lost.includes(index))
-  const warnings = remaining.length === 0 ? ['No GPU is left: relaunching on the CPU, which is far slower.'] : []
+  const warnings =
+    remaining.length === 0 ? ['No GPU is left: relaunching on the CPU, which is far slower.'] : []
   const where = remaining.length === 0 ? 'the CPU' : `GPU ${remaining.join(',')}`
   const dropped = `GPU ${lost.join(',')} dropped: running on ${where}`
   if (input.settings === null) {
-    return { kind: 'relaunch', settings: null, visible: remaining, changes: [dropped], changed: true, warnings }
+    return {
+      kind: 'relaunch',
+      settings: null,
+      visible: remaining,
+      changes: [dropped],
+      changed: true,
+      warnings,
+    }
   }
   const replanned = replanForGpus(input.settings, remaining.length)
   return {

@@ -120,6 +120,7 @@ export class NvidiaSmiStream extends EventEmitter<{ sweep: [NvidiaSweep]; end: [
   }
 
   private onData(chunk: string): void {
+    if (this.stopping) return
     this.pending += chunk
     let newline = this.pending.indexOf('\n')
     while (newline >= 0) {

@@ -84,6 +84,7 @@ export class Sampler extends EventEmitter<{ sample: [Sample]; notice: ['info' | 
   }
 
   private onSweep(sweep: NvidiaSweep): void {
+    if (this.stopped) return
     this.lastSweepAt = Date.now()
     this.lastNvidia = sweep.readings
     this.markReady()
@@ -120,6 +121,7 @@ export class Sampler extends EventEmitter<{ sample: [Sample]; notice: ['info' | 
 
   /** Fills the gaps: no NVIDIA stream, or a stream that stalled (then the last rows are shown as stale). */
   private onTimer(): void {
+    if (this.stopped) return
     const nvidiaLive = this.lastSweepAt > 0 && Date.now() - this.lastSweepAt < this.options.intervalMs * 2.5
     if (nvidiaLive) return
     const amd = this.amdDevices.length > 0 ? readAmdGpus(this.amdDevices) : []

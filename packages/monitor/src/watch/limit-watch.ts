@@ -67,7 +67,12 @@ export class LimitWatch {
     const where = device ? `GPU${device.index}` : 'GPU'
     const thermal = this.thermal.update(hottest)
     if (thermal !== null) {
-      const details = { device: where, temperatureC: hottest, maxTempC: o.maxTempC, resumeBelowC: this.thermal.low }
+      const details = {
+        device: where,
+        temperatureC: hottest,
+        maxTempC: o.maxTempC,
+        resumeBelowC: this.thermal.low,
+      }
       events.push({
         cause: 'temperature',
         transition: thermal,
@@ -95,7 +100,7 @@ export class LimitWatch {
         })
       }
     }
-    const wentOnBattery = battery !== null && battery.onBattery && !this.onBattery ? battery : null
+    const wentOnBattery = battery?.onBattery && !this.onBattery ? battery : null
     if (battery !== null) {
       this.onBattery = battery.onBattery
       const low = battery.onBattery && battery.percent !== null && battery.percent < o.minBatteryPercent

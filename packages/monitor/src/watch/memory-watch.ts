@@ -33,7 +33,14 @@ export function memorySeries(sample: Sample, inUse: readonly number[] | null): M
       totalBytes: gpu.memoryTotalBytes,
     }))
   if (gpus.length > 0 || sample.memory === null) return gpus
-  return [{ key: 'host', label: 'host RAM', usedBytes: sample.memory.usedBytes, totalBytes: sample.memory.totalBytes }]
+  return [
+    {
+      key: 'host',
+      label: 'host RAM',
+      usedBytes: sample.memory.usedBytes,
+      totalBytes: sample.memory.totalBytes,
+    },
+  ]
 }
 
 /**
@@ -45,7 +52,12 @@ export class MemoryWatch {
 
   constructor(private readonly unit: 'step' | 'second') {}
 
-  observe(x: number, secondsPerUnit: number | null, series: MemorySeries[], nowMs = Date.now()): MemoryFinding[] {
+  observe(
+    x: number,
+    secondsPerUnit: number | null,
+    series: MemorySeries[],
+    nowMs = Date.now(),
+  ): MemoryFinding[] {
     const findings: MemoryFinding[] = []
     for (const { key, label, usedBytes, totalBytes } of series) {
       if (usedBytes === null || totalBytes === null || totalBytes <= 0) continue

@@ -83,6 +83,45 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv, cwd: string): Pro
   return collect(startCli(args, env, cwd))
 }
 
+/** Splits a space-separated argument list (test paths hold no spaces). */
+export function argv(text: string): string[] {
+  return text.split(' ').filter((arg) => arg !== '')
+}
+
+export interface MonitoredRun {
+  result: CliResult
+  records: MonitorRecord[]
+  logDir: string
+}
+
+/**
+ * Runs `rigfit monitor <flags> --log-dir <work>/log -- node fake-trainer.mjs <trainer>` in `work`, with the fake
+ * nvidia-smi playing `scenario` (a file in fixtures/nvidia-smi; null: nvidia-smi fails as without a driver).
+ */
+export async function monitorFakeTrainer(
+  work: string,
+  flags: string,
+  trainer: string,
+  scenario: string | null,
+  extraEnv: Record<string, string> = {},
+): Promise<MonitoredRun> {
+  const logDir = join(work, 'log')
+  const scenarioPath = scenario === null ? null : join(fixturesDir, 'nvidia-smi', scenario)
+  const args = [
+    'monitor',
+    ...argv(flags),
+    '--log-dir',
+    logDir,
+    '--',
+    process.execPath,
+    fakeTrainer,
+    ...argv(trainer),
+  ]
+  const result = await runCli(args, monitorEnv(work, scenarioPath, extraEnv), work)
+  const records = existsSync(join(logDir, 'monitor.jsonl')) ? readRecords(logDir) : []
+  return { result, records, logDir }
+}
+
 /** Every record of a run, each validated against the public MonitorRecord schema. */
 export function readRecords(logDir: string): MonitorRecord[] {
   const text = readFileSync(join(logDir, 'monitor.jsonl'), 'utf8')

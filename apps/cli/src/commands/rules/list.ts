@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core'
-import type { LoadedPack, PackProblem } from '@rigfit/core'
+import { type LoadedPack, type PackProblem, RigfitError } from '@rigfit/core'
 import { RigfitCommand } from '../../lib/base-command.js'
 import { describeEvent, describePack } from '../../lib/describe-rule.js'
 import { formatProblem, loadAllPacks } from '../../lib/packs.js'
@@ -20,7 +20,6 @@ export default class RulesList extends RigfitCommand {
     const { packs, problems } = await loadAllPacks(this, { rulesDir: flags.rules })
     const shown = flags.pack === undefined ? packs : packs.filter((pack) => pack.meta.name === flags.pack)
     if (flags.pack !== undefined && shown.length === 0) {
-      const { RigfitError } = await import('@rigfit/core')
       throw new RigfitError('usage', 'E_UNKNOWN_PACK', `no pack named "${flags.pack}" is loaded`, {
         suggestion: `Loaded packs: ${packs.map((pack) => pack.meta.name).join(', ')}.`,
       })

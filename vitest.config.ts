@@ -10,7 +10,9 @@ const repoRoot = fileURLToPath(new URL('.', import.meta.url))
 const workspaceDirs = ['packages', 'plugins', 'apps'].flatMap((group) =>
   existsSync(join(repoRoot, group))
     ? readdirSync(join(repoRoot, group), { withFileTypes: true })
-        .filter((entry) => entry.isDirectory() && existsSync(join(repoRoot, group, entry.name, 'package.json')))
+        .filter(
+          (entry) => entry.isDirectory() && existsSync(join(repoRoot, group, entry.name, 'package.json')),
+        )
         .map((entry) => join(group, entry.name))
     : [],
 )

@@ -10,7 +10,8 @@ function wallMs(args) {
   const start = process.hrtime.bigint()
   const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' })
   const ms = Number(process.hrtime.bigint() - start) / 1e6
-  if (result.status !== 0) throw new Error(`rigfit ${args.join(' ')} exited ${result.status}: ${result.stderr}`)
+  if (result.status !== 0)
+    throw new Error(`rigfit ${args.join(' ')} exited ${result.status}: ${result.stderr}`)
   return ms
 }
 
@@ -22,14 +23,22 @@ function median(values) {
 const cases = [
   ['analyze', ['analyze', '--json']],
   ['analyze (human output)', ['analyze']],
-  ['plan what-if 2x RTX 3060', ['plan', '--mode', 'extreme', '--gpu', 'RTX 3060 12GB', '--gpus', '2', '--json']],
-  ['plan fine-tune llama-3.1-8b on A100 80GB', ['plan', '--mode', 'balanced', '--gpu', 'A100 80GB', '--model', 'llama-3.1-8b', '--json']],
+  [
+    'plan what-if 2x RTX 3060',
+    ['plan', '--mode', 'extreme', '--gpu', 'RTX 3060 12GB', '--gpus', '2', '--json'],
+  ],
+  [
+    'plan fine-tune llama-3.1-8b on A100 80GB',
+    ['plan', '--mode', 'balanced', '--gpu', 'A100 80GB', '--model', 'llama-3.1-8b', '--json'],
+  ],
 ]
 const figures = {}
 for (const [label, args] of cases) {
   wallMs(args)
   const times = Array.from({ length: RUNS }, () => wallMs(args))
   figures[label] = Math.round(median(times))
-  console.log(`${label}: median ${figures[label]} ms over ${RUNS} runs (min ${Math.round(Math.min(...times))}, max ${Math.round(Math.max(...times))})`)
+  console.log(
+    `${label}: median ${figures[label]} ms over ${RUNS} runs (min ${Math.round(Math.min(...times))}, max ${Math.round(Math.max(...times))})`,
+  )
 }
 console.log(JSON.stringify({ bench: 'analyze', medianMs: figures, targetMs: { analyze: 1500 } }))

@@ -2,7 +2,8 @@
 // Builds each plugin's catalog.json from the shared GPU spec sheet (../shared/data/gpu-specs.csv beside the repo).
 //   node scripts/build-gpu-catalogs.mjs           write plugins/<family>/catalog.json
 //   node scripts/build-gpu-catalogs.mjs --check   exit 1 when a committed catalog differs from what the CSV gives
-// RIGFIT_GPU_SPECS=<file> reads another CSV. The catalogs are committed, so the CSV is only needed to rebuild them.
+//   --csv FILE reads another spec sheet. The catalogs are committed, so the CSV is only needed to rebuild them.
+// --check compares content, not formatting, so a formatter may lay the files out its own way.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,7 +27,7 @@ const TOOL_ALIASES = {
   'h100-pcie-80gb': ['NVIDIA H100 PCIe'],
   'h200-sxm-141gb': ['NVIDIA H200'],
   b200: ['NVIDIA B200'],
-  'mi250x': ['AMD Instinct MI250X/MI250'],
+  mi250x: ['AMD Instinct MI250X/MI250'],
 }
 
 /** Plugin family of a spec-sheet row; null for vendors no bundled plugin covers. */
@@ -72,7 +73,9 @@ export function parseCsv(text) {
     rows.push(row)
   }
   const [header, ...body] = rows
-  return body.map((cells) => Object.fromEntries(header.map((name, i) => [name.trim(), (cells[i] ?? '').trim()])))
+  return body.map((cells) =>
+    Object.fromEntries(header.map((name, i) => [name.trim(), (cells[i] ?? '').trim()])),
+  )
 }
 
 /** "35?" -> { value: 35, unverified: true }; "n/a" -> { value: null }. */
@@ -191,11 +194,20 @@ export function renderCatalog(catalog) {
   return `${JSON.stringify(catalog, null, 2)}\n`
 }
 
+function sameJson(a, b) {
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b))
+  } catch {
+    return false
+  }
+}
+
 function main() {
   const check = process.argv.includes('--check')
-  const csvPath = process.env.RIGFIT_GPU_SPECS ?? defaultCsv
+  const csvFlag = process.argv.indexOf('--csv')
+  const csvPath = csvFlag > 0 && process.argv[csvFlag + 1] ? resolve(process.argv[csvFlag + 1]) : defaultCsv
   if (!existsSync(csvPath)) {
-    console.error(`GPU spec sheet not found at ${csvPath}; set RIGFIT_GPU_SPECS to its path.`)
+    console.error(`GPU spec sheet not found at ${csvPath}; pass its path with --csv FILE.`)
     process.exit(2)
   }
   const { catalogs, skipped } = buildCatalogs(readFileSync(csvPath, 'utf8'))
@@ -204,11 +216,12 @@ function main() {
     const file = join(repoRoot, 'plugins', family, 'catalog.json')
     const text = renderCatalog(catalog)
     const current = existsSync(file) ? readFileSync(file, 'utf8') : null
+    const same = current !== null && sameJson(current, text)
     if (check) {
-      if (current !== text) stale.push(file)
+      if (!same) stale.push(file)
       continue
     }
-    if (current === text) {
+    if (same) {
       console.log(`unchanged plugins/${family}/catalog.json (${catalog.entries.length} GPUs)`)
       continue
     }

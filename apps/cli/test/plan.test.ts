@@ -6,13 +6,22 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
+// biome-ignore lint/suspicious/noExplicitAny: plans read back from the CLI's JSON output
+type Json = any
+
 const cli = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const require = createRequire(import.meta.url)
 const machinesDir = dirname(require.resolve('@rigfit/core/fixtures/machines/vm-2core-xeon.json'))
-const machines = readdirSync(machinesDir).filter((file) => file.endsWith('.json')).sort()
+const machines = readdirSync(machinesDir)
+  .filter((file) => file.endsWith('.json'))
+  .sort()
 
 function rigfit(args: string[], cwd?: string) {
-  const result = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd, env: { ...process.env, NO_COLOR: '1' } })
+  const result = spawnSync(process.execPath, [cli, ...args], {
+    encoding: 'utf8',
+    cwd,
+    env: { ...process.env, NO_COLOR: '1' },
+  })
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 function json(args: string[]) {
@@ -23,7 +32,7 @@ function json(args: string[]) {
 }
 
 /** The parts of a plan a reader checks: stable across runs, rounded so that tiny model changes show as diffs. */
-function summary(plan: Record<string, any>) {
+function summary(plan: Json) {
   const s = plan.settings
   return {
     model: `${Math.round(plan.params.total / 1e6)}M ${plan.model.layers}x${plan.model.hidden}`,
@@ -40,13 +49,15 @@ describe('rigfit analyze: three plans for each fixture machine', () => {
   for (const file of machines) {
     it(`${file.replace(/\.json$/, '')}`, () => {
       const out = json(['analyze', '--from', join(machinesDir, file)])
-      const plans = out.plans as Record<string, any>
+      const plans = out.plans as Record<string, Json>
       const modes = ['conservative', 'balanced', 'extreme'] as const
       for (const mode of modes) {
         const plan = plans[mode]
         expect(plan.mode).toBe(mode)
         // Every plan fits its device by the estimator, within the mode's budget.
-        expect(plan.memory.perDevice.total).toBeLessThanOrEqual(plan.memory.capacityBytes * plan.memory.budgetFraction)
+        expect(plan.memory.perDevice.total).toBeLessThanOrEqual(
+          plan.memory.capacityBytes * plan.memory.budgetFraction,
+        )
         // A reader can see why each setting was chosen.
         for (const setting of ['precision', 'microBatch', 'seq', 'compile']) {
           expect(plan.trace.some((entry: { setting: string }) => entry.setting === setting)).toBe(true)
@@ -93,7 +104,16 @@ describe('rigfit analyze and plan on this machine and what-if hardware', () => {
   })
 
   it('plan --recommend ranks hardware that finishes within the budget', () => {
-    const out = json(['plan', '--model', 'gpt2', '--time-budget', '2h', '--dataset-size', '200MB', '--recommend'])
+    const out = json([
+      'plan',
+      '--model',
+      'gpt2',
+      '--time-budget',
+      '2h',
+      '--dataset-size',
+      '200MB',
+      '--recommend',
+    ])
     expect(out.ranked.length).toBeGreaterThan(0)
     const hours = out.ranked.map((r: { hours: number }) => r.hours)
     expect(hours).toEqual([...hours].sort((a, b) => a - b))
@@ -119,7 +139,17 @@ describe('rigfit analyze and plan on this machine and what-if hardware', () => {
     const recommendWithoutBudget = rigfit(['plan', '--recommend', '--json'])
     expect(recommendWithoutBudget.status).toBe(2)
     expect(JSON.parse(recommendWithoutBudget.stdout).error.code).toBe('E_RECOMMEND_NEEDS_BUDGET')
-    const tooBig = rigfit(['plan', '--mode', 'conservative', '--gpu', 'T4', '--model', 'llama-2-70b', '--method', 'full'])
+    const tooBig = rigfit([
+      'plan',
+      '--mode',
+      'conservative',
+      '--gpu',
+      'T4',
+      '--model',
+      'llama-2-70b',
+      '--method',
+      'full',
+    ])
     expect(tooBig.status).toBe(10)
     expect(tooBig.stderr).toMatch(/No conservative configuration fits/)
   })
@@ -163,5 +193,20 @@ describe('rigfit analyze and plan on this machine and what-if hardware', () => {
     expect(same.settings.gpus).toBe(4)
     expect(same.warnings.map((w: { id: string }) => w.id)).not.toContain('heterogeneous-cluster')
     expect(rigfit(['plan', '--cluster', strong]).status).toBe(2)
+  })
+
+  it('explain shows the search step behind a setting no rule sets, and the rule behind one a rule sets', () => {
+    const searched = json(['explain', 'microBatch', '--mode', 'extreme', '--gpu', 'RTX 4090'])
+    expect(searched.source).toBe('plan')
+    expect(searched.trace[0]).toMatchObject({ setting: 'microBatch', pack: 'generator', layer: 'generator' })
+    expect(searched.trace[0].facts.candidatesEvaluated).toBeGreaterThan(0)
+    const model = json(['explain', 'model', '--mode', 'balanced', '--gpu', 'A100 80GB'])
+    expect(model.trace[0].setting).toBe('model')
+    const ruled = json(['explain', 'precision', '--gpu', 'T4'])
+    expect(ruled.source).toBe('rules')
+    expect(ruled.settings[0].decision.value).toBe('fp16-mixed')
+    const typo = rigfit(['explain', 'microbatchsize'])
+    expect(typo.status).toBe(2)
+    expect(typo.stderr).toMatch(/Did you mean/)
   })
 })

@@ -113,11 +113,16 @@ export class MonitorRun {
     io: ViewIo,
   ) {
     this.logFile = join(options.logDir, 'monitor.jsonl')
+    this.view = createView(options.view, io, options.statusSeconds)
     this.sink = RecordSink.open(this.logFile, {
       force: options.force,
       jsonOut: options.view === 'json' ? io.stdout : null,
+      onFileError: (error) =>
+        this.view.notify(
+          'error',
+          `cannot write ${this.logFile} (${error.message}); the run goes on unrecorded`,
+        ),
     })
-    this.view = createView(options.view, io, options.statusSeconds)
     this.visibleDevices = parseVisibleDevices(options.env.CUDA_VISIBLE_DEVICES)
     const plan = options.plan
     this.progress = new TrainingProgress({
@@ -828,9 +833,9 @@ export class MonitorRun {
   ): void {
     const attempt = this.current?.number ?? (this.attemptCount > 0 ? this.attemptCount : null)
     this.record({ type: 'action', time: now(), attempt, action, cause, reason, details })
-    if (action === 'relaunch' || action === 'stop' || action === 'kill' || action === 'skipped') {
-      this.view.notify(action === 'stop' && cause !== 'interrupt' ? 'error' : 'warning', reason)
-    }
+    // Pauses and resumes print their own short line; a stop is told by the summary (or the signal notice).
+    if (action === 'relaunch' || action === 'kill' || action === 'skipped')
+      this.view.notify('warning', reason)
   }
 
   private notice(level: 'info' | 'warning' | 'error', message: string): void {

@@ -73,7 +73,8 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', (
     const { result, records } = await monitorFakeTrainer(
       tempDir(),
       `${FAST} --max-temp 85 --temp-hysteresis 10`,
-      '--steps 80 --step-ms 20',
+      // Long enough that the trainer is still stepping when the scripted spike arrives, even on a loaded machine.
+      '--steps 200 --step-ms 20',
       'rtx3090-blower-card-overheating.json',
     )
     expect(result.code, result.stderr).toBe(0)

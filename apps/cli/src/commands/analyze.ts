@@ -1,17 +1,18 @@
 import { Flags } from '@oclif/core'
-import { type Mode, MODES, performanceScore } from '@rigfit/core'
+import { MODES, type Mode, performanceScore } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
-import { planningFlags, parseTargetUtil } from '../lib/planning-flags.js'
-import { planModes } from '../lib/planning.js'
-import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
-import { profileSourceFlags } from '../lib/profile-source.js'
-import { renderProfileSummary } from '../lib/render-profile.js'
-import { collectAdvice, renderAdviceList, renderPlansSideBySide, renderScore } from '../lib/render-plans.js'
-import { workloadFlags, workloadFromFlags } from '../lib/workload-flags.js'
 import { writeGeneratedConfigs } from '../lib/generate-configs.js'
+import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
+import { planModes } from '../lib/planning.js'
+import { parseTargetUtil, planningFlags } from '../lib/planning-flags.js'
+import { profileSourceFlags } from '../lib/profile-source.js'
+import { collectAdvice, renderAdviceList, renderPlansSideBySide, renderScore } from '../lib/render-plans.js'
+import { renderProfileSummary } from '../lib/render-profile.js'
+import { workloadFlags, workloadFromFlags } from '../lib/workload-flags.js'
 
 export default class Analyze extends RigfitCommand {
-  static override summary = 'Profile this machine and plan training three ways: conservative, balanced, extreme.'
+  static override summary =
+    'Profile this machine and plan training three ways: conservative, balanced, extreme.'
   static override description =
     'The main job: a hardware summary, a performance score out of 10 with its reasons, the three plans side by side (model, batch, sequence, precision, memory, time, power, energy), suggestions with expected gains, and warnings. Plans for hardware you do not have with --from, --gpu/--gpus or --instance.'
   static override examples = [
@@ -22,7 +23,9 @@ export default class Analyze extends RigfitCommand {
   ]
   static override flags = {
     'profile-only': Flags.boolean({ description: 'Print the hardware profile and score, no plans.' }),
-    'generate-configs': Flags.boolean({ description: 'Write each plan and its trainer configs (hf, accelerate, deepspeed, torchrun) to --out.' }),
+    'generate-configs': Flags.boolean({
+      description: 'Write each plan and its trainer configs (hf, accelerate, deepspeed, torchrun) to --out.',
+    }),
     out: Flags.directory({ description: 'Folder for --generate-configs.', default: 'rigfit-configs' }),
     force: Flags.boolean({ description: 'Overwrite files written by an earlier --generate-configs.' }),
     ...profileSourceFlags,
@@ -48,7 +51,13 @@ export default class Analyze extends RigfitCommand {
     })
     const suggestions = collectAdvice(plans, 'suggestions')
     const warnings = [
-      ...packProblems.map((problem) => ({ id: 'rule-pack-skipped', message: `${problem.file} ${problem.path}: ${problem.message}`, expectedGain: null, modes: [...MODES], source: problem.file })),
+      ...packProblems.map((problem) => ({
+        id: 'rule-pack-skipped',
+        message: `${problem.file} ${problem.path}: ${problem.message}`,
+        expectedGain: null,
+        modes: [...MODES],
+        source: problem.file,
+      })),
       ...Object.entries(failures).map(([mode, error]) => ({
         id: 'no-plan-fits',
         message: `${mode}: ${error.message} ${error.suggestion ?? ''}`.trim(),
@@ -61,7 +70,9 @@ export default class Analyze extends RigfitCommand {
     if (Object.keys(plans).length === 0) {
       throw failures.balanced ?? failures.conservative ?? failures.extreme
     }
-    const written = flags['generate-configs'] ? await writeGeneratedConfigs(plans, flags.out, flags.force) : []
+    const written = flags['generate-configs']
+      ? await writeGeneratedConfigs(plans, flags.out, flags.force)
+      : []
     if (!this.jsonEnabled()) {
       this.log(
         [
@@ -78,7 +89,9 @@ export default class Analyze extends RigfitCommand {
           '',
           'WARNINGS',
           renderAdviceList(warnings, MODES.length),
-          ...(written.length > 0 ? ['', `Wrote ${written.length} files to ${flags.out}:`, ...written.map((file) => `  ${file}`)] : []),
+          ...(written.length > 0
+            ? ['', `Wrote ${written.length} files to ${flags.out}:`, ...written.map((file) => `  ${file}`)]
+            : []),
           '',
           'Next: `rigfit plan --mode balanced` for one plan in full, `rigfit explain <setting>` for the why.',
         ].join('\n'),

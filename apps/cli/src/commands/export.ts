@@ -1,5 +1,5 @@
 import { Flags, type Interfaces } from '@oclif/core'
-import { type Mode, MODES, RigfitError, type TrainingPlan } from '@rigfit/core'
+import { MODES, type Mode, RigfitError, type TrainingPlan } from '@rigfit/core'
 import {
   type ExportResult,
   exportPlan,
@@ -12,8 +12,8 @@ import {
 } from '@rigfit/exporters'
 import { RigfitCommand } from '../lib/base-command.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
-import { parseTargetUtil, planningFlags } from '../lib/planning-flags.js'
 import { planModes } from '../lib/planning.js'
+import { parseTargetUtil, planningFlags } from '../lib/planning-flags.js'
 import { profileSourceFlags } from '../lib/profile-source.js'
 import { workloadFlags, workloadFromFlags } from '../lib/workload-flags.js'
 
@@ -56,7 +56,8 @@ export default class Export extends RigfitCommand {
       exclusive: ['mode'],
     }),
     mode: Flags.string({
-      description: 'Plan this machine (or the --gpu/--from/--instance hardware) in this mode and export that plan.',
+      description:
+        'Plan this machine (or the --gpu/--from/--instance hardware) in this mode and export that plan.',
       options: [...MODES],
       exclusive: ['plan'],
     }),
@@ -139,9 +140,15 @@ export default class Export extends RigfitCommand {
   /** `--mode`: plan the hardware now, as `rigfit plan --mode M` would, and use its profile's measured I/O. */
   private async planFor(flags: Interfaces.InferredFlags<(typeof Export)['flags']>) {
     if (!flags.mode) {
-      throw new RigfitError('usage', 'E_EXPORT_SOURCE', 'Say which plan to export: --mode M or --plan FILE.', {
-        suggestion: 'For example `rigfit export --mode balanced --format hf`, or `rigfit export --plan plan.json --format hf`.',
-      })
+      throw new RigfitError(
+        'usage',
+        'E_EXPORT_SOURCE',
+        'Say which plan to export: --mode M or --plan FILE.',
+        {
+          suggestion:
+            'For example `rigfit export --mode balanced --format hf`, or `rigfit export --plan plan.json --format hf`.',
+        },
+      )
     }
     const mode = flags.mode as Mode
     const profile = await resolvePlanningProfile(this, flags)
@@ -154,6 +161,9 @@ export default class Export extends RigfitCommand {
     })
     const failure = failures[mode]
     if (failure) throw failure
-    return { plan: plans[mode] as TrainingPlan, io: flags.profile === undefined ? ioFactsFromProfile(profile) : await readProfileIoFacts(flags.profile) }
+    return {
+      plan: plans[mode] as TrainingPlan,
+      io: flags.profile === undefined ? ioFactsFromProfile(profile) : await readProfileIoFacts(flags.profile),
+    }
   }
 }

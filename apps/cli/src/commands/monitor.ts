@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path'
-import { Flags } from '@oclif/core'
+import { Errors, Flags } from '@oclif/core'
 import { Precision, RigfitError, type TrainingPlan } from '@rigfit/core'
 import { readPlanFile } from '@rigfit/exporters'
 import {
@@ -16,7 +16,7 @@ const numberFlag = Flags.custom<number>({
   parse: async (input) => {
     const value = Number(input)
     if (input.trim() === '' || !Number.isFinite(value))
-      throw new Error(`Expected a number but received: ${input}`)
+      throw new Errors.CLIError(`Expected a number but received: ${input}`)
     return value
   },
 })
@@ -28,23 +28,13 @@ export default class Monitor extends RigfitCommand {
     'Run a training command and supervise it: live telemetry, OOM recovery, thermal pause, battery policy.'
 
   static override description =
-    `Runs the command after -- in a process group of its own and watches it: GPU memory against the plan's
-prediction, utilisation, temperature and power (one persistent nvidia-smi, or amdgpu sysfs), CPU, RAM and battery,
-and the training metrics the trainer prints (JSON lines, Hugging Face Trainer log dicts, tqdm bars, or --metrics-file).
+    `Runs the command after -- in a process group of its own and watches it: GPU memory against the plan's prediction, utilisation, temperature and power (one persistent nvidia-smi, or amdgpu sysfs), CPU, RAM and battery, and the training metrics the trainer prints (JSON lines, Hugging Face Trainer log dicts, tqdm bars, or --metrics-file).
 
-It detects memory leaks (with the projected time of OOM), GPU and host out-of-memory failures, hangs, lost GPUs
-and crash loops, and acts: relaunches after an OOM with half the micro-batch and twice the accumulation (same
-effective batch; then gradient checkpointing, then mixed precision), pauses the trainer (SIGSTOP) above --max-temp
-or --max-power and below --min-battery on battery, and relaunches on the remaining GPUs or the CPU when one fails.
-Every action can be switched off and is recorded with its reason in <log-dir>/monitor.jsonl.
+It detects memory leaks (with the projected time of OOM), GPU and host out-of-memory failures, hangs, lost GPUs and crash loops, and acts: relaunches after an OOM with half the micro-batch and twice the accumulation (same effective batch; then gradient checkpointing, then mixed precision), pauses the trainer (SIGSTOP) above --max-temp or --max-power and below --min-battery on battery, and relaunches on the remaining GPUs or the CPU when one fails. Every action can be switched off and is recorded with its reason in <log-dir>/monitor.jsonl.
 
-Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan in the log directory),
-RIGFIT_MICRO_BATCH, RIGFIT_GRAD_ACCUM, RIGFIT_GRAD_CKPT (0/1), RIGFIT_PRECISION and RIGFIT_DEVICE; the trainer
-resumes from its own latest checkpoint. Ctrl-C sends SIGINT to the trainer's group, then SIGTERM after
---grace-seconds, then SIGKILL; nothing it started is left running.
+Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan in the log directory), RIGFIT_MICRO_BATCH, RIGFIT_GRAD_ACCUM, RIGFIT_GRAD_CKPT (0/1), RIGFIT_PRECISION and RIGFIT_DEVICE; the trainer resumes from its own latest checkpoint. Ctrl-C sends SIGINT to the trainer's group, then SIGTERM after --grace-seconds, then SIGKILL; nothing it started is left running.
 
---json prints JSON lines (one record per line) on stdout while the trainer's output goes to stderr. The exit code
-is the trainer's, or ${MONITOR_STOPPED_EXIT_CODE} when the monitor stopped the run (retry limit, crash loop, OOM recovery exhausted).`
+--json prints JSON lines (one record per line) on stdout while the trainer's output goes to stderr. The exit code is the trainer's, or ${MONITOR_STOPPED_EXIT_CODE} when the monitor stopped the run (retry limit, crash loop, OOM recovery exhausted).`
 
   static override examples = [
     '<%= config.bin %> monitor --plan plan.json -- python train.py',
@@ -165,7 +155,6 @@ is the trainer's, or ${MONITOR_STOPPED_EXIT_CODE} when the monitor stopped the r
     json: Flags.boolean({
       description: "Print every record as a JSON line on stdout (the trainer's output goes to stderr).",
       default: false,
-      exclusive: ['quiet'],
     }),
     'oom-recovery': Flags.boolean({
       description: 'Relaunch after out-of-memory with smaller settings (--no-oom-recovery to switch off).',
@@ -206,6 +195,11 @@ is the trainer's, or ${MONITOR_STOPPED_EXIT_CODE} when the monitor stopped the r
     const separator = raw.indexOf('--')
     const { flags, argv } = await this.parse(Monitor, separator >= 0 ? raw.slice(0, separator) : raw)
     const command = separator >= 0 ? raw.slice(separator + 1) : (argv as string[])
+    if (flags.json && flags.quiet) {
+      throw new RigfitError('usage', 'E_USAGE', '--json and --quiet exclude each other', {
+        suggestion: 'Use --json for JSON lines on stdout, or --quiet for a silent terminal.',
+      })
+    }
     if (command.length === 0) {
       throw new RigfitError('usage', 'E_NO_COMMAND', 'no training command given', {
         suggestion:

@@ -4,16 +4,16 @@ import {
   type HardwareProfile,
   HEURISTIC_MODEL_SCALE,
   type HeuristicModel,
-  type Mode,
   MODES,
+  type Mode,
   RigfitError,
 } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
-import { fmtHours } from '../lib/format.js'
-import { planningFlags, parseTargetUtil } from '../lib/planning-flags.js'
-import { planModes } from '../lib/planning.js'
 import { loadCluster } from '../lib/cluster.js'
+import { fmtHours } from '../lib/format.js'
 import { instanceFlags, parsePrice, pricePerHour, resolvePlanningProfile } from '../lib/instance.js'
+import { planModes } from '../lib/planning.js'
+import { parseTargetUtil, planningFlags } from '../lib/planning-flags.js'
 import { profileSourceFlags } from '../lib/profile-source.js'
 import { recommendHardware, renderRecommendations } from '../lib/recommend.js'
 import { renderPlan } from '../lib/render-plans.js'
@@ -33,14 +33,19 @@ export default class Plan extends RigfitCommand {
   ]
   static override flags = {
     mode: Flags.string({ description: 'Which plan.', options: [...MODES], default: 'balanced' }),
-    recommend: Flags.boolean({ description: 'Rank catalog GPUs, GPU counts and cloud presets that can run the workload within --time-budget.' }),
+    recommend: Flags.boolean({
+      description:
+        'Rank catalog GPUs, GPU counts and cloud presets that can run the workload within --time-budget.',
+    }),
     cluster: Flags.string({
-      description: 'Plan a multi-node job from saved profiles, one per node (heterogeneous nodes: planned for the weakest).',
+      description:
+        'Plan a multi-node job from saved profiles, one per node (heterogeneous nodes: planned for the weakest).',
       multiple: true,
       exclusive: ['from', 'gpu', 'instance'],
     }),
     'model-type': Flags.string({
-      description: 'A model rigfit does not model layer by layer: plan its batch with the AUTO heuristic (batch tier from 80% of free memory, x model scale).',
+      description:
+        'A model rigfit does not model layer by layer: plan its batch with the AUTO heuristic (batch tier from 80% of free memory, x model scale).',
       options: Object.keys(HEURISTIC_MODEL_SCALE),
     }),
     ...profileSourceFlags,
@@ -53,7 +58,11 @@ export default class Plan extends RigfitCommand {
     const { flags } = await this.parse(Plan)
     const mode = flags.mode as Mode
     if (flags['model-type']) {
-      return this.heuristic(flags['model-type'] as HeuristicModel, await resolvePlanningProfile(this, flags), flags['target-batch'])
+      return this.heuristic(
+        flags['model-type'] as HeuristicModel,
+        await resolvePlanningProfile(this, flags),
+        flags['target-batch'],
+      )
     }
     const workload = await workloadFromFlags(flags)
     const options = {
@@ -65,10 +74,17 @@ export default class Plan extends RigfitCommand {
     if (flags.recommend) {
       if (workload.timeBudgetHours === null) {
         throw new RigfitError('usage', 'E_RECOMMEND_NEEDS_BUDGET', '--recommend needs a --time-budget.', {
-          suggestion: 'Add --time-budget 24h (and --dataset-size for fine-tuning) to rank hardware by whether it finishes in time.',
+          suggestion:
+            'Add --time-budget 24h (and --dataset-size for fine-tuning) to rank hardware by whether it finishes in time.',
         })
       }
-      const ranking = await recommendHardware(this, workload, mode, options, parsePrice(flags['price-per-hour']))
+      const ranking = await recommendHardware(
+        this,
+        workload,
+        mode,
+        options,
+        parsePrice(flags['price-per-hour']),
+      )
       if (!this.jsonEnabled()) this.log(renderRecommendations(ranking, workload))
       return ranking
     }
@@ -80,18 +96,30 @@ export default class Plan extends RigfitCommand {
     if (failure) throw failure
     const plan = plans[mode]
     if (plan && cluster?.warning) {
-      plan.warnings.unshift({ id: 'heterogeneous-cluster', message: cluster.warning, source: 'generator', expectedGain: null })
+      plan.warnings.unshift({
+        id: 'heterogeneous-cluster',
+        message: cluster.warning,
+        source: 'generator',
+        expectedGain: null,
+      })
     }
     for (const problem of packProblems) this.warn(problem.message)
     if (!this.jsonEnabled() && plan) {
       this.log(renderPlan(plan))
       const price = pricePerHour(flags)
-      if (price !== null) this.log(`Cost: ${(price * plan.time.totalHours).toFixed(2)} at ${price}/h for ${fmtHours(plan.time.totalHours)}`)
+      if (price !== null)
+        this.log(
+          `Cost: ${(price * plan.time.totalHours).toFixed(2)} at ${price}/h for ${fmtHours(plan.time.totalHours)}`,
+        )
     }
     return plan
   }
 
-  private heuristic(model: HeuristicModel, profile: HardwareProfile, targetBatch: number | undefined): unknown {
+  private heuristic(
+    model: HeuristicModel,
+    profile: HardwareProfile,
+    targetBatch: number | undefined,
+  ): unknown {
     const gpu = profile.gpus.find((candidate) => !candidate.integrated || candidate.unifiedMemory)
     const compile = gpu !== undefined && !/W7900|MI210/i.test(gpu.name)
     const gpus = gpu ? profile.gpus.filter((candidate) => candidate.name === gpu.name).length : 0
@@ -108,9 +136,13 @@ export default class Plan extends RigfitCommand {
       ...result,
     }
     if (!this.jsonEnabled()) {
-      this.log(`${model} on ${output.device}${gpus > 1 ? ` x ${gpus}` : ''} (heuristic, not a memory prediction)`)
+      this.log(
+        `${model} on ${output.device}${gpus > 1 ? ` x ${gpus}` : ''} (heuristic, not a memory prediction)`,
+      )
       this.log(`  ${result.explanation}`)
-      this.log(`  torch.compile: ${compile ? 'on' : 'off'}${gpu && !compile ? ' (known ROCm problems on this GPU)' : gpu ? '' : ' (CPU)'}`)
+      this.log(
+        `  torch.compile: ${compile ? 'on' : 'off'}${gpu && !compile ? ' (known ROCm problems on this GPU)' : gpu ? '' : ' (CPU)'}`,
+      )
     }
     return output
   }

@@ -17,7 +17,9 @@ export abstract class RigfitCommand extends Command {
     return process.stdout.isTTY === true && !process.env.NO_COLOR && !this.argv.includes('--no-color')
   }
 
-  protected override async catch(error: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<unknown> {
+  protected override async catch(
+    error: Error & { exitCode?: number; oclif?: { exit?: number } },
+  ): Promise<unknown> {
     const rigfitError = toRigfitError(error)
     if (!rigfitError) throw error
     if (this.jsonEnabled()) {
@@ -35,11 +37,22 @@ export abstract class RigfitCommand extends Command {
 function toRigfitError(error: Error & { oclif?: { exit?: number } }): RigfitError | null {
   if (isRigfitError(error)) return error
   if (error instanceof ZodError) {
-    return new RigfitError('validation', 'E_VALIDATION', error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '))
+    return new RigfitError(
+      'validation',
+      'E_VALIDATION',
+      error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+    )
   }
   if (error instanceof Errors.ExitError) return null
-  const isFlagError = /flag|argument|Expected|Unexpected|Missing required|Nonexistent/i.test(error.message) && error.oclif?.exit === 2
-  if (isFlagError || error.name === 'CLIError' || error.constructor?.name?.endsWith('FlagError') || error.constructor?.name?.endsWith('ArgError')) {
+  const isFlagError =
+    /flag|argument|Expected|Unexpected|Missing required|Nonexistent/i.test(error.message) &&
+    error.oclif?.exit === 2
+  if (
+    isFlagError ||
+    error.name === 'CLIError' ||
+    error.constructor?.name?.endsWith('FlagError') ||
+    error.constructor?.name?.endsWith('ArgError')
+  ) {
     // oclif puts the flag on the first line and what was wrong with it on the next ones; drop its own help hint.
     const message = error.message
       .split('\n')

@@ -34,7 +34,14 @@ async function collectCatalogs(command: Command): Promise<CatalogsLoad> {
     for (const entry of catalog.entries) {
       const owner = seen.get(entry.id)
       if (owner) {
-        problems.push({ code: 'E_PACK_CATALOG', pack: root.name, file: join(root.root, 'catalog.json'), ruleId: null, path: '$.entries', message: `GPU id "${entry.id}" is already defined by ${owner}; this one is ignored` })
+        problems.push({
+          code: 'E_PACK_CATALOG',
+          pack: root.name,
+          file: join(root.root, 'catalog.json'),
+          ruleId: null,
+          path: '$.entries',
+          message: `GPU id "${entry.id}" is already defined by ${owner}; this one is ignored`,
+        })
         continue
       }
       seen.set(entry.id, root.name)

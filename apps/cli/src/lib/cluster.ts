@@ -13,7 +13,11 @@ export interface Cluster {
 function strength(profile: HardwareProfile): [number, number, number] {
   const devices = selectTrainingDevices(profile)
   const count = Math.max(1, devices.gpus.length)
-  return [devices.capacityBytes, count, devices.estimateDevice.fp16TensorTflops ?? devices.estimateDevice.fp32Tflops]
+  return [
+    devices.capacityBytes,
+    count,
+    devices.estimateDevice.fp16TensorTflops ?? devices.estimateDevice.fp32Tflops,
+  ]
 }
 
 const describe = (profile: HardwareProfile) => {
@@ -28,9 +32,15 @@ const describe = (profile: HardwareProfile) => {
  */
 export async function loadCluster(files: string[]): Promise<Cluster> {
   if (files.length < 2) {
-    throw new RigfitError('usage', 'E_CLUSTER_SIZE', '--cluster needs two or more profile files, one per node.', {
-      suggestion: 'Save each node with `rigfit profile --out node-a.json`, then `rigfit plan --cluster node-a.json node-b.json`.',
-    })
+    throw new RigfitError(
+      'usage',
+      'E_CLUSTER_SIZE',
+      '--cluster needs two or more profile files, one per node.',
+      {
+        suggestion:
+          'Save each node with `rigfit profile --out node-a.json`, then `rigfit plan --cluster node-a.json node-b.json`.',
+      },
+    )
   }
   const profiles = await Promise.all(files.map((file) => loadProfile(file)))
   const ranked = profiles

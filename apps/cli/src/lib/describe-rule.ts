@@ -4,7 +4,9 @@ import type { LoadedPack, Rule } from '@rigfit/core'
 export function describeEvent(rule: Rule): string {
   const event = rule.event
   const show = (value: unknown) =>
-    value !== null && typeof value === 'object' && 'fact' in value ? `fact ${(value as { fact: string }).fact}` : JSON.stringify(value)
+    value !== null && typeof value === 'object' && 'fact' in value
+      ? `fact ${(value as { fact: string }).fact}`
+      : JSON.stringify(value)
   switch (event.type) {
     case 'set':
       return `set ${event.params.setting} = ${show(event.params.value)}`
@@ -21,6 +23,10 @@ export function describeEvent(rule: Rule): string {
 
 /** How a pack is named in listings: name, version, layer and where it came from. */
 export function describePack(pack: LoadedPack): string {
-  const from = pack.origin.plugin ? `plugin ${pack.origin.plugin}` : pack.origin.kind === 'core' ? 'built in' : pack.origin.path
+  const from = pack.origin.plugin
+    ? `plugin ${pack.origin.plugin}`
+    : pack.origin.kind === 'core'
+      ? 'built in'
+      : pack.origin.path
   return `${pack.meta.name} ${pack.meta.version} (${pack.layer} layer, ${pack.rules.length} rules, ${from})`
 }

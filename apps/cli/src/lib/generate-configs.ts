@@ -19,11 +19,12 @@ export async function writeGeneratedConfigs(
     for (const format of GENERATED_FORMATS) {
       const formats = plan.settings.device === 'cpu' && format === 'accelerate' ? [] : [format]
       for (const name of formats) {
-        for (const file of exportPlan(plan, { format: name }).files) files.push({ ...file, path: join(mode, file.path) })
+        for (const file of exportPlan(plan, { format: name }).files)
+          files.push({ ...file, path: join(mode, file.path) })
       }
     }
   }
-  const seen = new Set<string>()
-  const unique = files.filter((file) => (seen.has(file.path) ? false : (seen.add(file.path), true)))
+  // Formats that share a file (the plan JSON) write it once.
+  const unique = [...new Map(files.map((file) => [file.path, file])).values()]
   return writeExportFiles(outDir, unique, { force })
 }

@@ -1,5 +1,5 @@
 import { type Command, Flags } from '@oclif/core'
-import { findCloudPreset, CLOUD_PRESETS, type HardwareProfile, RigfitError } from '@rigfit/core'
+import { CLOUD_PRESETS, findCloudPreset, type HardwareProfile, RigfitError } from '@rigfit/core'
 import { whatIfProfile } from '@rigfit/profiler'
 import { loadAllCatalogEntries } from './catalog.js'
 import { type ProfileSourceFlagValues, resolveProfile } from './profile-source.js'
@@ -12,7 +12,8 @@ export const instanceFlags = {
     exclusive: ['from', 'gpu'],
   }),
   'price-per-hour': Flags.string({
-    description: 'Price of the machine per hour, for a cost estimate (default for --instance: its on-demand list price).',
+    description:
+      'Price of the machine per hour, for a cost estimate (default for --instance: its on-demand list price).',
     helpGroup: 'HARDWARE',
   }),
 }
@@ -41,7 +42,10 @@ export function pricePerHour(flags: InstanceFlagValues): number | null {
 }
 
 /** The profile to plan for: a cloud preset (--instance), else what `resolveProfile` gives. */
-export async function resolvePlanningProfile(command: Command, flags: InstanceFlagValues): Promise<HardwareProfile> {
+export async function resolvePlanningProfile(
+  command: Command,
+  flags: InstanceFlagValues,
+): Promise<HardwareProfile> {
   if (!flags.instance) return resolveProfile(command, flags)
   const preset = findCloudPreset(flags.instance)
   if (!preset) {
@@ -50,11 +54,19 @@ export async function resolvePlanningProfile(command: Command, flags: InstanceFl
     })
   }
   const catalog = await loadAllCatalogEntries(command)
-  const profile = whatIfProfile({ gpu: preset.gpu, gpus: flags.gpus ?? preset.gpus, ramGiB: preset.ramGiB }, catalog)
+  const profile = whatIfProfile(
+    { gpu: preset.gpu, gpus: flags.gpus ?? preset.gpus, ramGiB: preset.ramGiB },
+    catalog,
+  )
   return {
     ...profile,
     overrides: [...profile.overrides, `instance=${preset.id}`],
-    cpu: { ...profile.cpu, physicalCores: preset.vcpus / 2, logicalCores: preset.vcpus, usableCores: preset.vcpus },
+    cpu: {
+      ...profile.cpu,
+      physicalCores: preset.vcpus / 2,
+      logicalCores: preset.vcpus,
+      usableCores: preset.vcpus,
+    },
     interconnect: {
       kind: preset.gpus > 1 ? (preset.interconnect === 'nvlink' ? 'nvlink' : 'pcie') : 'none',
       links: profile.interconnect.links,

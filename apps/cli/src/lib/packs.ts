@@ -44,7 +44,9 @@ const packsByKey = new Map<string, Promise<PacksLoad>>()
  * The pack folders the installed plugins announce through the `rigfit:packs` hook, asked once per process.
  * A plugin whose hook fails or answers nonsense is reported and skipped.
  */
-export function pluginPackRoots(command: Command): Promise<{ roots: PluginPackRoot[]; problems: PackProblem[] }> {
+export function pluginPackRoots(
+  command: Command,
+): Promise<{ roots: PluginPackRoot[]; problems: PackProblem[] }> {
   const config = command.config
   let pending = rootsByConfig.get(config)
   if (!pending) {
@@ -61,7 +63,13 @@ async function askPlugins(config: Config): Promise<{ roots: PluginPackRoot[]; pr
   for (const { plugin, result } of answer.successes) {
     if (result === undefined || result === null) continue
     if (typeof result.name !== 'string' || typeof result.root !== 'string') {
-      problems.push(pluginProblem(plugin.name, plugin.root, 'its rigfit:packs hook must return { name, root } (two strings)'))
+      problems.push(
+        pluginProblem(
+          plugin.name,
+          plugin.root,
+          'its rigfit:packs hook must return { name, root } (two strings)',
+        ),
+      )
       continue
     }
     roots.push({ name: result.name, root: resolve(plugin.root, result.root), plugin: plugin.name })
@@ -74,7 +82,14 @@ async function askPlugins(config: Config): Promise<{ roots: PluginPackRoot[]; pr
 }
 
 function pluginProblem(plugin: string, root: string, message: string): PackProblem {
-  return { code: 'E_PACK_PLUGIN', pack: null, file: displayPath(root), ruleId: null, path: '$', message: `plugin ${plugin}: ${message}` }
+  return {
+    code: 'E_PACK_PLUGIN',
+    pack: null,
+    file: displayPath(root),
+    ruleId: null,
+    path: '$',
+    message: `plugin ${plugin}: ${message}`,
+  }
 }
 
 /** The user's own packs: `<oclif configDir>/rules` (on Linux $XDG_CONFIG_HOME/rigfit/rules). */
@@ -92,7 +107,8 @@ export function loadAllPacks(command: Command, opts: { rulesDir?: string } = {})
   if (rulesDir !== undefined && !existsSync(rulesDir)) {
     return Promise.reject(
       new RigfitError('input', 'E_RULES_DIR', `--rules ${opts.rulesDir}: no such file or directory`, {
-        suggestion: 'Point --rules at a pack folder (with pack.json), a single-file pack, or a folder of packs.',
+        suggestion:
+          'Point --rules at a pack folder (with pack.json), a single-file pack, or a folder of packs.',
       }),
     )
   }

@@ -3,8 +3,8 @@ import {
   CLOUD_PRESETS,
   decide,
   deriveFacts,
-  generatePlan,
   type GpuCatalogEntry,
+  generatePlan,
   isRigfitError,
   type LoadedPack,
   type Mode,
@@ -53,17 +53,42 @@ export async function recommendHardware(
     for (const gpus of GPU_COUNTS) {
       if (gpus > 1 && entry.unifiedMemory) continue
       const label = `${gpus > 1 ? `${gpus}x ` : ''}${entry.name}`
-      results.push(await tryPlan(packs, catalog, workload, mode, options, { gpu: entry, gpus }, label, 'gpu', pricePerHour === null ? null : pricePerHour * gpus))
+      results.push(
+        await tryPlan(
+          packs,
+          catalog,
+          workload,
+          mode,
+          options,
+          { gpu: entry, gpus },
+          label,
+          'gpu',
+          pricePerHour === null ? null : pricePerHour * gpus,
+        ),
+      )
     }
   }
   for (const preset of CLOUD_PRESETS) {
     results.push(
-      await tryPlan(packs, catalog, workload, mode, options, { gpu: preset.gpu, gpus: preset.gpus, ramGiB: preset.ramGiB }, `${preset.id} (${preset.provider}, ${preset.gpus}x ${preset.gpu})`, 'cloud', preset.pricePerHour),
+      await tryPlan(
+        packs,
+        catalog,
+        workload,
+        mode,
+        options,
+        { gpu: preset.gpu, gpus: preset.gpus, ramGiB: preset.ramGiB },
+        `${preset.id} (${preset.provider}, ${preset.gpus}x ${preset.gpu})`,
+        'cloud',
+        preset.pricePerHour,
+      ),
     )
   }
   const ranked = results
     .filter((result) => result.fits && result.withinBudget)
-    .sort((a, b) => a.hours - b.hours || (a.cost ?? Number.POSITIVE_INFINITY) - (b.cost ?? Number.POSITIVE_INFINITY))
+    .sort(
+      (a, b) =>
+        a.hours - b.hours || (a.cost ?? Number.POSITIVE_INFINITY) - (b.cost ?? Number.POSITIVE_INFINITY),
+    )
   const rejected = results.filter((result) => !result.fits || !result.withinBudget)
   return { budgetHours: workload.timeBudgetHours ?? 0, mode, ranked, rejected }
 }
@@ -83,7 +108,11 @@ async function tryPlan(
   try {
     const profile = whatIfProfile(hardware, catalog)
     // No time cap while ranking: the plan reports how long the work takes, and the budget decides.
-    const uncapped: Workload = { ...workload, timeBudgetHours: workload.kind === 'finetune' && workload.datasetBytes === null ? workload.timeBudgetHours : null }
+    const uncapped: Workload = {
+      ...workload,
+      timeBudgetHours:
+        workload.kind === 'finetune' && workload.datasetBytes === null ? workload.timeBudgetHours : null,
+    }
     const decisions = await decide(packs, deriveFacts(profile, uncapped, mode))
     const plan: TrainingPlan = generatePlan({ profile, workload: uncapped, mode, decisions, options })
     const hours = plan.time.totalHours
@@ -100,7 +129,17 @@ async function tryPlan(
     }
   } catch (error) {
     if (!isRigfitError(error)) throw error
-    return { ...base, fits: false, withinBudget: false, hours: Number.POSITIVE_INFINITY, tokensPerSecond: 0, tokens: 0, method: '-', cost: null, reason: error.message }
+    return {
+      ...base,
+      fits: false,
+      withinBudget: false,
+      hours: Number.POSITIVE_INFINITY,
+      tokensPerSecond: 0,
+      tokens: 0,
+      method: '-',
+      cost: null,
+      reason: error.message,
+    }
   }
 }
 
@@ -109,27 +148,38 @@ export function renderRecommendations(
   workload: Workload,
 ): string {
   const what = workload.model ? `fine-tune ${workload.model.name}` : 'pretrain from scratch'
-  const lines = [`Hardware that can ${what} within ${fmtHours(ranking.budgetHours)} (${ranking.mode} mode), fastest first:`, '']
+  const lines = [
+    `Hardware that can ${what} within ${fmtHours(ranking.budgetHours)} (${ranking.mode} mode), fastest first:`,
+    '',
+  ]
   if (ranking.ranked.length === 0) {
-    lines.push('  none: no catalog GPU or cloud preset finishes within the budget. Raise --time-budget or shrink the work.')
+    lines.push(
+      '  none: no catalog GPU or cloud preset finishes within the budget. Raise --time-budget or shrink the work.',
+    )
   } else {
     lines.push(
       table([
         ['#', 'Hardware', 'Method', 'Tokens/s', 'Time', 'Cost'],
-        ...ranking.ranked.slice(0, 25).map((r, i) => [
-          String(i + 1),
-          r.hardware,
-          r.method,
-          fmtCount(r.tokensPerSecond),
-          fmtHours(r.hours),
-          r.cost === null ? '-' : `$${r.cost.toFixed(2)}`,
-        ]),
+        ...ranking.ranked
+          .slice(0, 25)
+          .map((r, i) => [
+            String(i + 1),
+            r.hardware,
+            r.method,
+            fmtCount(r.tokensPerSecond),
+            fmtHours(r.hours),
+            r.cost === null ? '-' : `$${r.cost.toFixed(2)}`,
+          ]),
       ]),
     )
-    if (ranking.ranked.length > 25) lines.push(`  ... and ${ranking.ranked.length - 25} more (--json lists all)`)
+    if (ranking.ranked.length > 25)
+      lines.push(`  ... and ${ranking.ranked.length - 25} more (--json lists all)`)
   }
   const noFit = ranking.rejected.filter((r) => !r.fits).length
   const tooSlow = ranking.rejected.length - noFit
-  lines.push('', `${noFit} configurations do not fit the model; ${tooSlow} fit but take longer than the budget.`)
+  lines.push(
+    '',
+    `${noFit} configurations do not fit the model; ${tooSlow} fit but take longer than the budget.`,
+  )
   return lines.join('\n')
 }

@@ -9,14 +9,37 @@ export function renderPlansSideBySide(plans: Plans): string {
   const column = (f: (plan: TrainingPlan) => string) => modes.map((mode) => f(plans[mode] as TrainingPlan))
   return table([
     ['', ...modes.map((mode) => mode.toUpperCase())],
-    ['Model', ...column((p) => `${fmtCount(p.params.total)} ${p.model.modelType}${p.settings.method === 'full' ? '' : ` ${p.settings.method}`}`)],
+    [
+      'Model',
+      ...column(
+        (p) =>
+          `${fmtCount(p.params.total)} ${p.model.modelType}${p.settings.method === 'full' ? '' : ` ${p.settings.method}`}`,
+      ),
+    ],
     ['Trainable', ...column((p) => fmtCount(p.params.trainable))],
-    ['Micro-batch x accum', ...column((p) => `${p.settings.microBatch} x ${p.settings.gradAccum}${p.settings.gpus > 1 ? ` x ${p.settings.gpus} GPUs` : ''} = ${p.settings.effectiveBatch}`)],
+    [
+      'Micro-batch x accum',
+      ...column(
+        (p) =>
+          `${p.settings.microBatch} x ${p.settings.gradAccum}${p.settings.gpus > 1 ? ` x ${p.settings.gpus} GPUs` : ''} = ${p.settings.effectiveBatch}`,
+      ),
+    ],
     ['Sequence', ...column((p) => String(p.settings.seq))],
     ['Precision', ...column((p) => p.settings.precision)],
     ['Checkpointing', ...column((p) => (p.settings.gradCheckpointing ? 'on' : 'off'))],
-    ['Strategy', ...column((p) => p.settings.strategy + (p.settings.sharding !== 'none' ? ` (${p.settings.sharding})` : ''))],
-    ['Memory', ...column((p) => `${gib(p.memory.perDevice.total)} of ${gib(p.memory.capacityBytes)} (${Math.round(p.memory.usedFraction * 100)}%)`)],
+    [
+      'Strategy',
+      ...column(
+        (p) => p.settings.strategy + (p.settings.sharding !== 'none' ? ` (${p.settings.sharding})` : ''),
+      ),
+    ],
+    [
+      'Memory',
+      ...column(
+        (p) =>
+          `${gib(p.memory.perDevice.total)} of ${gib(p.memory.capacityBytes)} (${Math.round(p.memory.usedFraction * 100)}%)`,
+      ),
+    ],
     ['Tokens/s', ...column((p) => fmtCount(p.throughput.tokensPerSecond))],
     ['Token budget', ...column((p) => `${fmtCount(p.tokens.budget)} (${p.tokens.binding})`)],
     ['Time', ...column((p) => fmtHours(p.time.totalHours))],
@@ -26,15 +49,30 @@ export function renderPlansSideBySide(plans: Plans): string {
 }
 
 export function renderScore(score: PerformanceScore): string {
-  return [`Performance score: ${score.score.toFixed(1)}/10 (${score.label} for LLM training)`, ...score.reasons.map((r) => `  - ${r}`)].join('\n')
+  return [
+    `Performance score: ${score.score.toFixed(1)}/10 (${score.label} for LLM training)`,
+    ...score.reasons.map((r) => `  - ${r}`),
+  ].join('\n')
 }
 
 /** Suggestions and warnings of several plans, each once, with the modes that carry it. */
-export function collectAdvice(plans: Plans, kind: 'warnings' | 'suggestions'): { id: string; message: string; expectedGain: string | null; modes: Mode[]; source: string }[] {
-  const byId = new Map<string, { id: string; message: string; expectedGain: string | null; modes: Mode[]; source: string }>()
+export function collectAdvice(
+  plans: Plans,
+  kind: 'warnings' | 'suggestions',
+): { id: string; message: string; expectedGain: string | null; modes: Mode[]; source: string }[] {
+  const byId = new Map<
+    string,
+    { id: string; message: string; expectedGain: string | null; modes: Mode[]; source: string }
+  >()
   for (const [mode, plan] of Object.entries(plans) as [Mode, TrainingPlan][]) {
     for (const item of plan[kind]) {
-      const entry = byId.get(item.id) ?? { id: item.id, message: item.message, expectedGain: item.expectedGain, modes: [], source: item.source }
+      const entry = byId.get(item.id) ?? {
+        id: item.id,
+        message: item.message,
+        expectedGain: item.expectedGain,
+        modes: [],
+        source: item.source,
+      }
       entry.modes.push(mode)
       byId.set(item.id, entry)
     }
@@ -57,26 +95,47 @@ export function renderAdviceList(items: ReturnType<typeof collectAdvice>, total:
 export function renderPlan(plan: TrainingPlan): string {
   const s = plan.settings
   const m = plan.memory.perDevice
-  const largest = (['weights', 'gradients', 'optimizer', 'activations', 'logits', 'other'] as const).reduce((a, b) => (m[a] >= m[b] ? a : b))
-  const mem = (['weights', 'gradients', 'optimizer', 'activations', 'logits', 'other', 'cudaContext'] as const).map((key) => [
-    `  ${key}`,
-    gib(m[key], 2) + (key === largest ? '  <- largest' : ''),
-  ])
+  const largest = (['weights', 'gradients', 'optimizer', 'activations', 'logits', 'other'] as const).reduce(
+    (a, b) => (m[a] >= m[b] ? a : b),
+  )
+  const mem = (
+    ['weights', 'gradients', 'optimizer', 'activations', 'logits', 'other', 'cudaContext'] as const
+  ).map((key) => [`  ${key}`, gib(m[key], 2) + (key === largest ? '  <- largest' : '')])
   const lines = [
     `${plan.mode.toUpperCase()} plan for ${plan.hardware.summary}`,
     `${plan.workload.description}`,
     '',
     table([
-      ['Model', `${plan.model.name}: ${plan.model.layers} layers x ${plan.model.hidden} hidden, ${plan.model.heads} heads (${plan.model.kvHeads} kv), vocab ${plan.model.vocab}`],
+      [
+        'Model',
+        `${plan.model.name}: ${plan.model.layers} layers x ${plan.model.hidden} hidden, ${plan.model.heads} heads (${plan.model.kvHeads} kv), vocab ${plan.model.vocab}`,
+      ],
       ['Parameters', `${fmtCount(plan.params.total)} total, ${fmtCount(plan.params.trainable)} trainable`],
-      ['Method', s.method + (s.lora ? ` (rank ${s.lora.rank} on ${s.lora.targets.join(',')})` : '') + (s.quant !== 'none' ? `, ${s.quant} base` : '')],
-      ['Device', `${s.device}${s.gpus > 0 ? ` x ${s.gpus}` : ''}${s.nodes > 1 ? ` x ${s.nodes} nodes` : ''}, strategy ${s.strategy}, backend ${s.backend}`],
-      ['Batch', `micro-batch ${s.microBatch} x accumulation ${s.gradAccum}${s.gpus > 1 ? ` x ${s.gpus} GPUs` : ''}${s.nodes > 1 ? ` x ${s.nodes} nodes` : ''} = ${s.effectiveBatch} sequences of ${s.seq} tokens`],
+      [
+        'Method',
+        s.method +
+          (s.lora ? ` (rank ${s.lora.rank} on ${s.lora.targets.join(',')})` : '') +
+          (s.quant !== 'none' ? `, ${s.quant} base` : ''),
+      ],
+      [
+        'Device',
+        `${s.device}${s.gpus > 0 ? ` x ${s.gpus}` : ''}${s.nodes > 1 ? ` x ${s.nodes} nodes` : ''}, strategy ${s.strategy}, backend ${s.backend}`,
+      ],
+      [
+        'Batch',
+        `micro-batch ${s.microBatch} x accumulation ${s.gradAccum}${s.gpus > 1 ? ` x ${s.gpus} GPUs` : ''}${s.nodes > 1 ? ` x ${s.nodes} nodes` : ''} = ${s.effectiveBatch} sequences of ${s.seq} tokens`,
+      ],
       ['Precision', `${s.precision}${s.tf32 ? ', TF32 matmuls' : ''}`],
       ['Optimizer', `${s.optimizer}${s.fusedOptimizer ? ' (fused)' : ''}, lr ${s.learningRate}`],
-      ['Memory saving', `checkpointing ${s.gradCheckpointing ? 'on' : 'off'}, attention ${s.attention}, sharding ${s.sharding}, offload ${s.offload}`],
+      [
+        'Memory saving',
+        `checkpointing ${s.gradCheckpointing ? 'on' : 'off'}, attention ${s.attention}, sharding ${s.sharding}, offload ${s.offload}`,
+      ],
       ['Compile', s.compile.enabled ? `torch.compile (${s.compile.mode})` : 'off'],
-      ['Data loading', `${s.dataloader.workers} workers, pin memory ${s.dataloader.pinMemory ? 'on' : 'off'}, prefetch ${s.dataloader.prefetchFactor ?? '-'}; ${s.threads} threads; cudnn.benchmark ${s.cudnnBenchmark ? 'on' : 'off'}`],
+      [
+        'Data loading',
+        `${s.dataloader.workers} workers, pin memory ${s.dataloader.pinMemory ? 'on' : 'off'}, prefetch ${s.dataloader.prefetchFactor ?? '-'}; ${s.threads} threads; cudnn.benchmark ${s.cudnnBenchmark ? 'on' : 'off'}`,
+      ],
     ]),
     '',
     `Memory per device: ${gib(m.total)} of ${gib(plan.memory.capacityBytes)} (${Math.round(plan.memory.usedFraction * 100)}%, budget ${Math.round(plan.memory.budgetFraction * 100)}%)`,
@@ -91,8 +150,22 @@ export function renderPlan(plan: TrainingPlan): string {
   if (plan.placement) {
     lines.push('', 'Placement:', ...plan.placement.map((d) => `  GPU ${d.device}: ${d.models.join(', ')}`))
   }
-  lines.push('', 'Suggestions:', renderAdviceList(plan.suggestions.map((a) => ({ ...a, modes: [plan.mode] })), 1))
-  lines.push('', 'Warnings:', renderAdviceList(plan.warnings.map((a) => ({ ...a, modes: [plan.mode] })), 1))
+  lines.push(
+    '',
+    'Suggestions:',
+    renderAdviceList(
+      plan.suggestions.map((a) => ({ ...a, modes: [plan.mode] })),
+      1,
+    ),
+  )
+  lines.push(
+    '',
+    'Warnings:',
+    renderAdviceList(
+      plan.warnings.map((a) => ({ ...a, modes: [plan.mode] })),
+      1,
+    ),
+  )
   lines.push('', 'Why: `rigfit explain <setting>` shows the rules and facts behind each setting.')
   return lines.join('\n')
 }

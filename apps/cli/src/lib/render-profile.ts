@@ -9,7 +9,10 @@ export function renderProfileSummary(profile: HardwareProfile): string {
     gpus.length === 0
       ? 'GPU: none found — plans train on the CPU'
       : gpus
-          .map((gpu) => `GPU ${gpu.index}: ${gpu.name}, ${gib(gpu.vramUsableBytes)}${gpu.unifiedMemory ? ' working set (unified memory)' : ''}${gpu.computeCapability ? `, compute ${gpu.computeCapability}` : ''}${gpu.integrated && !gpu.unifiedMemory ? ' (integrated, not used for training)' : ''}`)
+          .map(
+            (gpu) =>
+              `GPU ${gpu.index}: ${gpu.name}, ${gib(gpu.vramUsableBytes)}${gpu.unifiedMemory ? ' working set (unified memory)' : ''}${gpu.computeCapability ? `, compute ${gpu.computeCapability}` : ''}${gpu.integrated && !gpu.unifiedMemory ? ' (integrated, not used for training)' : ''}`,
+          )
           .join('\n')
   const lines = [
     `System: ${profile.host.distro} ${profile.host.arch}${profile.source !== 'detected' ? ` (${profile.source}${profile.overrides.length ? `: ${profile.overrides.join(', ')}` : ''})` : ''}`,
@@ -19,7 +22,9 @@ export function renderProfileSummary(profile: HardwareProfile): string {
   ]
   if (gpus.length > 1) lines.push(`Interconnect: ${profile.interconnect.kind}`)
   if (profile.power.batteryPresent) {
-    lines.push(`Power: ${profile.power.onBattery ? 'on battery' : 'on AC'}${profile.power.percent !== null ? `, ${profile.power.percent}%` : ''}`)
+    lines.push(
+      `Power: ${profile.power.onBattery ? 'on battery' : 'on AC'}${profile.power.percent !== null ? `, ${profile.power.percent}%` : ''}`,
+    )
   }
   return lines.join('\n')
 }

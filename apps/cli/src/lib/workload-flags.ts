@@ -2,10 +2,10 @@ import { Flags } from '@oclif/core'
 import {
   parseDurationHours,
   parseSizeBytes,
-  resolveModel,
   RigfitError,
-  type Workload,
+  resolveModel,
   WORKLOAD_SCHEMA_VERSION,
+  type Workload,
 } from '@rigfit/core'
 
 /** Flags that describe what the user wants to train, shared by `analyze` and `plan`. */
@@ -21,20 +21,36 @@ export const workloadFlags = {
     default: 'auto',
     helpGroup: 'WORKLOAD',
   }),
-  seq: Flags.integer({ description: 'Sequence length (default: the mode chooses).', min: 16, helpGroup: 'WORKLOAD' }),
+  seq: Flags.integer({
+    description: 'Sequence length (default: the mode chooses).',
+    min: 16,
+    helpGroup: 'WORKLOAD',
+  }),
   'target-batch': Flags.integer({
-    description: 'Target effective batch in sequences, held constant across hardware (micro-batch x accumulation x GPUs x nodes).',
+    description:
+      'Target effective batch in sequences, held constant across hardware (micro-batch x accumulation x GPUs x nodes).',
     min: 1,
     helpGroup: 'WORKLOAD',
   }),
-  'time-budget': Flags.string({ description: 'Wall-clock budget that bounds the token budget: 90m, 6h, 2d.', helpGroup: 'WORKLOAD' }),
-  'dataset-size': Flags.string({ description: 'Size of the training text, e.g. 20GB (fine-tuning: one epoch of it).', helpGroup: 'WORKLOAD' }),
+  'time-budget': Flags.string({
+    description: 'Wall-clock budget that bounds the token budget: 90m, 6h, 2d.',
+    helpGroup: 'WORKLOAD',
+  }),
+  'dataset-size': Flags.string({
+    description: 'Size of the training text, e.g. 20GB (fine-tuning: one epoch of it).',
+    helpGroup: 'WORKLOAD',
+  }),
   'frozen-model': Flags.string({
     description: 'A frozen model that shares the GPUs with the trained one (repeat for several).',
     multiple: true,
     helpGroup: 'WORKLOAD',
   }),
-  nodes: Flags.integer({ description: 'Machines of this kind the job runs on.', min: 1, default: 1, helpGroup: 'WORKLOAD' }),
+  nodes: Flags.integer({
+    description: 'Machines of this kind the job runs on.',
+    min: 1,
+    default: 1,
+    helpGroup: 'WORKLOAD',
+  }),
 }
 
 export interface WorkloadFlagValues {
@@ -52,9 +68,14 @@ export interface WorkloadFlagValues {
 export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Workload> {
   const model = flags.model ? await resolveModel(flags.model) : null
   if (!model && flags.method !== 'auto') {
-    throw new RigfitError('usage', 'E_METHOD_WITHOUT_MODEL', `--method ${flags.method} needs a model to fine-tune.`, {
-      suggestion: 'Add --model <catalog id | config.json>, or drop --method to pretrain from scratch.',
-    })
+    throw new RigfitError(
+      'usage',
+      'E_METHOD_WITHOUT_MODEL',
+      `--method ${flags.method} needs a model to fine-tune.`,
+      {
+        suggestion: 'Add --model <catalog id | config.json>, or drop --method to pretrain from scratch.',
+      },
+    )
   }
   const frozenModels = await Promise.all((flags['frozen-model'] ?? []).map((id) => resolveModel(id)))
   return {

@@ -14,7 +14,8 @@ export interface CatalogResult {
 /** A catalog.json's text, validated: the same limits and key checks as a pack. */
 export function parseCatalog(file: string, text: string): CatalogResult {
   const json = parseJsonSafely(text, { maxBytes: PACK_LIMITS.dataFileBytes, maxDepth: PACK_LIMITS.depth })
-  if (!json.ok) return { entries: [], problems: [problem('E_PACK_CATALOG', null, file, null, json.path, json.message)] }
+  if (!json.ok)
+    return { entries: [], problems: [problem('E_PACK_CATALOG', null, file, null, json.path, json.message)] }
   const parsed = GpuCatalog.safeParse(json.value)
   if (!parsed.success) {
     return {
@@ -27,7 +28,19 @@ export function parseCatalog(file: string, text: string): CatalogResult {
   const seen = new Set<string>()
   for (const [index, entry] of parsed.data.entries.entries()) {
     if (seen.has(entry.id)) {
-      return { entries: [], problems: [problem('E_PACK_CATALOG', null, file, null, jsonPath(['entries', index, 'id']), `duplicate GPU id "${entry.id}"`)] }
+      return {
+        entries: [],
+        problems: [
+          problem(
+            'E_PACK_CATALOG',
+            null,
+            file,
+            null,
+            jsonPath(['entries', index, 'id']),
+            `duplicate GPU id "${entry.id}"`,
+          ),
+        ],
+      }
     }
     seen.add(entry.id)
   }
@@ -38,7 +51,8 @@ export function parseCatalog(file: string, text: string): CatalogResult {
 export function loadCatalogFile(path: string): CatalogResult {
   const read = readLimited(path, PACK_LIMITS.dataFileBytes)
   if ('problem' in read) {
-    if (read.problem.code === 'E_PACK_IO' && read.problem.message === 'no such file') return { entries: [], problems: [] }
+    if (read.problem.code === 'E_PACK_IO' && read.problem.message === 'no such file')
+      return { entries: [], problems: [] }
     return { entries: [], problems: [{ ...read.problem, code: 'E_PACK_CATALOG' }] }
   }
   return parseCatalog(read.file, read.text)

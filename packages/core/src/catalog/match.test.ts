@@ -7,7 +7,12 @@ const GIB = 1024 ** 3
 const MIB = 1024 ** 2
 
 /** Spec-sheet entries cut down to what matching reads; the plugins' tests run the real catalogs. */
-function entry(id: string, name: string, vramGB: number, extra: Partial<GpuCatalogEntry> = {}): GpuCatalogEntry {
+function entry(
+  id: string,
+  name: string,
+  vramGB: number,
+  extra: Partial<GpuCatalogEntry> = {},
+): GpuCatalogEntry {
   return {
     id,
     vendor: 'nvidia',
@@ -42,16 +47,38 @@ const catalog = [
   entry('a10', 'A10', 24, { aliases: ['NVIDIA A10'] }),
   entry('h100-sxm5-80gb', 'H100 SXM5 80GB', 80, { aliases: ['NVIDIA H100 80GB HBM3'] }),
   entry('h100-pcie-80gb', 'H100 PCIe 80GB', 80, { aliases: ['NVIDIA H100 PCIe'] }),
-  entry('rtx-4060-ti-8gb', 'GeForce RTX 4060 Ti 8GB', 8, { family: 'rtx40', aliases: ['NVIDIA GeForce RTX 4060 Ti'] }),
-  entry('rtx-4060-ti-16gb', 'GeForce RTX 4060 Ti 16GB', 16, { family: 'rtx40', aliases: ['NVIDIA GeForce RTX 4060 Ti'] }),
+  entry('rtx-4060-ti-8gb', 'GeForce RTX 4060 Ti 8GB', 8, {
+    family: 'rtx40',
+    aliases: ['NVIDIA GeForce RTX 4060 Ti'],
+  }),
+  entry('rtx-4060-ti-16gb', 'GeForce RTX 4060 Ti 16GB', 16, {
+    family: 'rtx40',
+    aliases: ['NVIDIA GeForce RTX 4060 Ti'],
+  }),
   entry('rtx-4060', 'GeForce RTX 4060', 8, { family: 'rtx40', aliases: ['NVIDIA GeForce RTX 4060'] }),
-  entry('pro-w7900', 'Radeon PRO W7900', 48, { vendor: 'amd', family: 'rdna', aliases: ['AMD Radeon PRO W7900'] }),
+  entry('pro-w7900', 'Radeon PRO W7900', 48, {
+    vendor: 'amd',
+    family: 'rdna',
+    aliases: ['AMD Radeon PRO W7900'],
+  }),
   entry('mi250x', 'Instinct MI250X', 128, { vendor: 'amd', family: 'rdna', devicesPerBoard: 2 }),
-  entry('m3-max-30c', 'Apple M3 Max (30-core GPU)', 96, { vendor: 'apple', family: 'apple', unifiedMemory: true, aliases: ['Apple M3 Max'] }),
-  entry('m3-max-40c', 'Apple M3 Max (40-core GPU)', 128, { vendor: 'apple', family: 'apple', unifiedMemory: true, aliases: ['Apple M3 Max'] }),
+  entry('m3-max-30c', 'Apple M3 Max (30-core GPU)', 96, {
+    vendor: 'apple',
+    family: 'apple',
+    unifiedMemory: true,
+    aliases: ['Apple M3 Max'],
+  }),
+  entry('m3-max-40c', 'Apple M3 Max (40-core GPU)', 128, {
+    vendor: 'apple',
+    family: 'apple',
+    unifiedMemory: true,
+    aliases: ['Apple M3 Max'],
+  }),
 ]
 
 const id = (query: string, vram: number | null = null) => matchGpu(query, vram, catalog)?.entry.id ?? null
+const expectMatch = (query: string, vram: number | null, entryId: string, matchedBy: string) =>
+  expect(matchGpu(query, vram, catalog)).toMatchObject({ entry: { id: entryId }, matchedBy })
 
 describe('parseGpuName', () => {
   it('drops vendor words, splits letters from digits and keeps variant details apart', () => {
@@ -69,12 +96,12 @@ describe('parseGpuName', () => {
 
 describe('matchGpu', () => {
   it('matches tool spellings exactly, case and spacing aside', () => {
-    expect(matchGpu('NVIDIA A100-SXM4-40GB', null, catalog)).toMatchObject({ entry: { id: 'a100-40gb-sxm4' }, matchedBy: 'exact' })
-    expect(matchGpu('  nvidia   a100 80gb pcie ', null, catalog)).toMatchObject({ entry: { id: 'a100-80gb-pcie' }, matchedBy: 'exact' })
+    expectMatch('NVIDIA A100-SXM4-40GB', null, 'a100-40gb-sxm4', 'exact')
+    expectMatch('  nvidia   a100 80gb pcie ', null, 'a100-80gb-pcie', 'exact')
   })
 
   it('reads memory size and form factor from the name', () => {
-    expect(matchGpu('NVIDIA A100-SXM4-80GB', null, catalog)).toMatchObject({ entry: { id: 'a100-80gb-sxm4' }, matchedBy: 'normalized' })
+    expectMatch('NVIDIA A100-SXM4-80GB', null, 'a100-80gb-sxm4', 'normalized')
     expect(id('A100 80GB')).toBe('a100-80gb-sxm4')
     expect(id('A100 40GB PCIe')).toBe('a100-40gb-pcie')
     expect(id('NVIDIA H100 80GB HBM3')).toBe('h100-sxm5-80gb')
@@ -82,15 +109,15 @@ describe('matchGpu', () => {
   })
 
   it('tells variants apart by the reported memory', () => {
-    expect(matchGpu('A100', 40536 * MIB, catalog)).toMatchObject({ entry: { id: 'a100-40gb-sxm4' }, matchedBy: 'vram' })
-    expect(matchGpu('NVIDIA A100', 81920 * MIB, catalog)).toMatchObject({ entry: { id: 'a100-80gb-sxm4' }, matchedBy: 'vram' })
-    expect(matchGpu('NVIDIA GeForce RTX 4060 Ti', 16380 * MIB, catalog)).toMatchObject({ entry: { id: 'rtx-4060-ti-16gb' }, matchedBy: 'vram' })
-    expect(matchGpu('NVIDIA GeForce RTX 4060 Ti', 8188 * MIB, catalog)).toMatchObject({ entry: { id: 'rtx-4060-ti-8gb' }, matchedBy: 'vram' })
+    expectMatch('A100', 40536 * MIB, 'a100-40gb-sxm4', 'vram')
+    expectMatch('NVIDIA A100', 81920 * MIB, 'a100-80gb-sxm4', 'vram')
+    expectMatch('NVIDIA GeForce RTX 4060 Ti', 16380 * MIB, 'rtx-4060-ti-16gb', 'vram')
+    expectMatch('NVIDIA GeForce RTX 4060 Ti', 8188 * MIB, 'rtx-4060-ti-8gb', 'vram')
   })
 
   it('falls back to catalog order when nothing tells variants apart', () => {
-    expect(matchGpu('H100', null, catalog)).toMatchObject({ entry: { id: 'h100-sxm5-80gb' }, matchedBy: 'normalized' })
-    expect(matchGpu('H100', 80 * GIB, catalog)).toMatchObject({ entry: { id: 'h100-sxm5-80gb' }, matchedBy: 'normalized' })
+    expectMatch('H100', null, 'h100-sxm5-80gb', 'normalized')
+    expectMatch('H100', 80 * GIB, 'h100-sxm5-80gb', 'normalized')
   })
 
   it('accepts shorthands without the product-line prefix', () => {
@@ -119,8 +146,8 @@ describe('matchGpu', () => {
   })
 
   it('picks the Apple configuration that can hold the reported unified memory', () => {
-    expect(matchGpu('Apple M3 Max', 128 * GIB, catalog)).toMatchObject({ entry: { id: 'm3-max-40c' }, matchedBy: 'vram' })
-    expect(matchGpu('Apple M3 Max', 36 * GIB, catalog)).toMatchObject({ entry: { id: 'm3-max-30c' }, matchedBy: 'vram' })
+    expectMatch('Apple M3 Max', 128 * GIB, 'm3-max-40c', 'vram')
+    expectMatch('Apple M3 Max', 36 * GIB, 'm3-max-30c', 'vram')
     expect(id('Apple M3 Max (40-core GPU)')).toBe('m3-max-40c')
   })
 })

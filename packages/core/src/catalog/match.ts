@@ -33,11 +33,16 @@ function keysOf(entry: GpuCatalogEntry): { keys: GpuNameKey[]; own: GpuNameKey }
  * 80 GB, RTX 4060 Ti 8 vs 16 GB). Where nothing tells variants apart the first in catalog order wins. Returns
  * null rather than a guess when the name says something no entry has (a laptop GPU, an H100 NVL).
  */
-export function matchGpu(query: string, vramBytes: number | null, entries: GpuCatalogEntry[]): GpuMatch | null {
+export function matchGpu(
+  query: string,
+  vramBytes: number | null,
+  entries: GpuCatalogEntry[],
+): GpuMatch | null {
   const wanted = query.trim().replace(/\s+/g, ' ').toLowerCase()
   if (wanted === '') return null
   const exact = entries.filter(
-    (entry) => entry.name.toLowerCase() === wanted || entry.aliases.some((alias) => alias.toLowerCase() === wanted),
+    (entry) =>
+      entry.name.toLowerCase() === wanted || entry.aliases.some((alias) => alias.toLowerCase() === wanted),
   )
   if (exact.length > 0) return pick(exact, 'exact', vramBytes)
 
@@ -63,7 +68,11 @@ function siblingsHaveForms(entry: GpuCatalogEntry, entries: GpuCatalogEntry[]): 
   })
 }
 
-function pick(candidates: GpuCatalogEntry[], how: 'exact' | 'normalized', vramBytes: number | null): GpuMatch | null {
+function pick(
+  candidates: GpuCatalogEntry[],
+  how: 'exact' | 'normalized',
+  vramBytes: number | null,
+): GpuMatch | null {
   const [first] = candidates
   if (!first) return null
   if (candidates.length === 1 || vramBytes === null || vramBytes <= 0) return { entry: first, matchedBy: how }

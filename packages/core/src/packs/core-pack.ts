@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { RigfitError } from '../errors.js'
-import type { LoadedPack } from './loaded-pack.js'
 import { loadPackPath } from './load-pack.js'
+import type { LoadedPack } from './loaded-pack.js'
 
 /** The core defaults pack ships inside @rigfit/core: rules/pack.json, rules/rules/<id>.json, rules/docs/<id>.md. */
 export const CORE_PACK_ROOT = fileURLToPath(new URL('../../rules/', import.meta.url))
@@ -14,10 +14,15 @@ export function loadCorePack(): LoadedPack {
   const result = loadPackPath(CORE_PACK_ROOT, { layer: 'core', kind: 'core' })
   if (!result.pack) {
     const first = result.problems[0]
-    throw new RigfitError('rules', 'E_CORE_PACK', `the core defaults pack is broken: ${first ? `${first.file} ${first.path}: ${first.message}` : 'unknown problem'}`, {
-      suggestion: 'Reinstall rigfit; the core pack ships with @rigfit/core.',
-      details: result.problems,
-    })
+    throw new RigfitError(
+      'rules',
+      'E_CORE_PACK',
+      `the core defaults pack is broken: ${first ? `${first.file} ${first.path}: ${first.message}` : 'unknown problem'}`,
+      {
+        suggestion: 'Reinstall rigfit; the core pack ships with @rigfit/core.',
+        details: result.problems,
+      },
+    )
   }
   corePack = result.pack
   return corePack

@@ -57,7 +57,9 @@ function collect(issue: Issue, base: PropertyKey[], input: unknown, out: IssueRe
 /** The union branch the value was meant for: one whose problems are all inside the value, not about its shape. */
 function intendedBranch(branches: Issue[][]): Issue[] | null {
   const aboutInside = branches.filter((issues) =>
-    issues.every((issue) => issue.path.length > 0 || issue.code === 'custom' || issue.code === 'invalid_union'),
+    issues.every(
+      (issue) => issue.path.length > 0 || issue.code === 'custom' || issue.code === 'invalid_union',
+    ),
   )
   if (aboutInside.length === 0) return null
   return aboutInside.reduce((best, next) => (next.length < best.length ? next : best))
@@ -67,17 +69,26 @@ const NAMED = new Set(['fact', 'operator', 'setting', 'type'])
 
 function unknownValueMessage(path: PropertyKey[], value: unknown, allowed: unknown[]): string {
   const last = path[path.length - 1]
-  const what = typeof last === 'string' && NAMED.has(last) ? `unknown ${last === 'type' ? 'event type' : last}` : 'unknown value'
-  const nearest = typeof value === 'string' ? closest(value, allowed.filter((v): v is string => typeof v === 'string')) : null
-  const hint = nearest ? ` (did you mean "${nearest}"?)` : ''
-  return `${what} ${preview(value)}${hint}; allowed: ${listOf(allowed)}`
+  const named = typeof last === 'string' && NAMED.has(last)
+  const what = named ? `unknown ${last === 'type' ? 'event type' : last}` : 'unknown value'
+  const nearest = nearestName(value, allowed)
+  if (nearest) return `${what} ${preview(value)} (did you mean "${nearest}"?)`
+  return `${what} ${preview(value)}; allowed: ${listOf(allowed)}`
 }
 
 function discriminatorMessage(issue: Issue & { code: 'invalid_union' }, value: unknown): string {
   const options = (issue as { options?: unknown[] }).options ?? []
-  const nearest = typeof value === 'string' ? closest(value, options.filter((v): v is string => typeof v === 'string')) : null
+  const nearest = nearestName(value, options)
   const hint = nearest ? ` (did you mean "${nearest}"?)` : ''
   return `unknown event type ${preview(value)}${hint}; event types are ${listOf(options)}`
+}
+
+function nearestName(value: unknown, allowed: unknown[]): string | null {
+  if (typeof value !== 'string') return null
+  return closest(
+    value,
+    allowed.filter((v): v is string => typeof v === 'string'),
+  )
 }
 
 function listOf(values: unknown[]): string {

@@ -1,4 +1,5 @@
 export { CORE_PACK_ROOT, loadCorePack } from './core-pack.js'
+export { closest as closestName } from './describe-issues.js'
 export { PACK_LIMITS } from './limits.js'
 export { type CasesResult, loadPackCases, type ResolvedCase } from './load-cases.js'
 export {
@@ -20,6 +21,5 @@ export {
   parseRuleFile,
   parseSingleFilePack,
 } from './parse-pack.js'
-export { closest as closestName } from './describe-issues.js'
 export { FORBIDDEN_KEYS, jsonPath, parseJsonSafely } from './safe-json.js'
 export { uniquePacks } from './unique-packs.js'

@@ -102,7 +102,14 @@ function resolveProfile(
   if (!profile.success) {
     const first = describeIssues(profile.error, patched)[0]
     problems.push(
-      problem('E_PACK_SCHEMA', null, file, null, at([input.fixture ? 'fixture' : 'profile']), `the profile is not a valid HardwareProfile: ${first ? `${jsonPath(first.path)}: ${first.message}` : 'invalid'}`),
+      problem(
+        'E_PACK_SCHEMA',
+        null,
+        file,
+        null,
+        at([input.fixture ? 'fixture' : 'profile']),
+        `the profile is not a valid HardwareProfile: ${first ? `${jsonPath(first.path)}: ${first.message}` : 'invalid'}`,
+      ),
     )
     return null
   }
@@ -133,9 +140,14 @@ function setAtPath(root: Record<string, unknown>, path: string[], value: unknown
   for (let i = 0; i < path.length; i++) {
     const key = path[i] as string
     if (FORBIDDEN_KEYS.has(key)) return `the key "${key}" is not allowed`
-    if (current === null || typeof current !== 'object') return `${path.slice(0, i).join('.')} is not an object or list`
+    if (current === null || typeof current !== 'object')
+      return `${path.slice(0, i).join('.')} is not an object or list`
     const container = current as Record<string, unknown>
-    if (Array.isArray(container) ? !/^\d+$/.test(key) || Number(key) >= container.length : !Object.hasOwn(container, key)) {
+    if (
+      Array.isArray(container)
+        ? !/^\d+$/.test(key) || Number(key) >= container.length
+        : !Object.hasOwn(container, key)
+    ) {
       return `the profile has no "${path.slice(0, i + 1).join('.')}"`
     }
     if (i === path.length - 1) container[key] = structuredClone(value)

@@ -10,7 +10,11 @@ const root = mkdtempSync(join(tmpdir(), 'rigfit-packs-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 const user = { layer: 'user' as const, kind: 'user' as const }
-const manifest = (name: string) => ({ schemaVersion: 1, meta: { name, version: '1.0.0', description: `${name} pack` }, appliesTo: null })
+const manifest = (name: string) => ({
+  schemaVersion: 1,
+  meta: { name, version: '1.0.0', description: `${name} pack` },
+  appliesTo: null,
+})
 const warnRule = (id: string) => ({
   id,
   description: 'warns',
@@ -19,7 +23,11 @@ const warnRule = (id: string) => ({
   event: { type: 'warn', params: { id: `${id}-message`, message: 'hello' } },
 })
 
-function writePack(dir: string, name: string, rules: Array<{ id: string } & Record<string, unknown>>): string {
+function writePack(
+  dir: string,
+  name: string,
+  rules: Array<{ id: string } & Record<string, unknown>>,
+): string {
   const path = join(root, dir)
   mkdirSync(join(path, 'rules'), { recursive: true })
   writeFileSync(join(path, 'pack.json'), JSON.stringify(manifest(name)))
@@ -32,7 +40,10 @@ describe('loadPacksIn', () => {
   mkdirSync(folder, { recursive: true })
   writePack('config-rules/good', 'good', [warnRule('hello')])
   writePack('config-rules/broken', 'broken', [{ ...warnRule('x'), event: { type: 'shell', params: {} } }])
-  writeFileSync(join(folder, 'single.json'), JSON.stringify({ ...manifest('single'), rules: [warnRule('one')] }))
+  writeFileSync(
+    join(folder, 'single.json'),
+    JSON.stringify({ ...manifest('single'), rules: [warnRule('one')] }),
+  )
   writeFileSync(join(folder, 'notes.txt'), 'not a pack')
 
   it('loads the good packs and reports the broken one with its file, rule and path', () => {
@@ -64,7 +75,10 @@ describe('loadPackPath', () => {
 
   it('reports a folder without pack.json', () => {
     mkdirSync(join(root, 'empty'), { recursive: true })
-    expect(loadPackPath(join(root, 'empty'), user).problems[0]).toMatchObject({ code: 'E_PACK_IO', message: 'no such file' })
+    expect(loadPackPath(join(root, 'empty'), user).problems[0]).toMatchObject({
+      code: 'E_PACK_IO',
+      message: 'no such file',
+    })
   })
 
   it('loads a pack from its pack.json', () => {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, isAbsolute, join, relative, resolve } from 'node:path'
 import type { PackLayer, PackOrigin, PackProblem } from '../schemas/rule-pack.js'
+import { MAX_RULES_PER_PACK, type Rule } from '../schemas/rule-pack.js'
 import { PACK_LIMITS } from './limits.js'
 import type { LoadedPack } from './loaded-pack.js'
 import {
@@ -11,7 +12,6 @@ import {
   parseSingleFilePack,
   problem,
 } from './parse-pack.js'
-import type { Rule } from '../schemas/rule-pack.js'
 
 export interface PackLocation {
   layer: PackLayer
@@ -38,9 +38,13 @@ export function loadPackPath(path: string, location: PackLocation): PackParseRes
   const absolute = resolve(path)
   const stats = statOrNull(absolute)
   if (!stats) {
-    return { pack: null, problems: [problem('E_PACK_IO', null, displayPath(absolute), null, '$', 'no such file or directory')] }
+    return {
+      pack: null,
+      problems: [problem('E_PACK_IO', null, displayPath(absolute), null, '$', 'no such file or directory')],
+    }
   }
-  if (stats.isFile() && basename(absolute) === 'pack.json') return loadPackPath(join(absolute, '..'), location)
+  if (stats.isFile() && basename(absolute) === 'pack.json')
+    return loadPackPath(join(absolute, '..'), location)
   const origin: PackOrigin = { kind: location.kind, path: absolute, plugin: location.plugin ?? null }
   const source = { layer: location.layer, origin }
   if (stats.isDirectory()) return loadPackDirectory(absolute, source)
@@ -55,7 +59,15 @@ function loadPackDirectory(dir: string, source: { layer: PackLayer; origin: Pack
   const rulesDir = join(dir, 'rules')
   const problems: PackProblem[] = []
   const ruleFiles: PackFile[] = []
-  for (const name of listJsonFiles(rulesDir)) {
+  const names = listJsonFiles(rulesDir)
+  if (names.length > MAX_RULES_PER_PACK) {
+    const message = `${names.length} rule files, over the limit of ${MAX_RULES_PER_PACK}`
+    return {
+      pack: null,
+      problems: [problem('E_PACK_TOO_LARGE', null, displayPath(rulesDir), null, '$', message)],
+    }
+  }
+  for (const name of names) {
     const file = readLimited(join(rulesDir, name), PACK_LIMITS.ruleFileBytes)
     if ('problem' in file) problems.push(file.problem)
     else ruleFiles.push(file)
@@ -63,7 +75,10 @@ function loadPackDirectory(dir: string, source: { layer: PackLayer; origin: Pack
   const parsed = parsePackDirectory(manifest, ruleFiles, source)
   if (problems.length === 0) return parsed
   const packName = parsed.pack?.meta.name ?? null
-  return { pack: null, problems: [...problems.map((p) => ({ ...p, pack: p.pack ?? packName })), ...parsed.problems] }
+  return {
+    pack: null,
+    problems: [...problems.map((p) => ({ ...p, pack: p.pack ?? packName })), ...parsed.problems],
+  }
 }
 
 /**
@@ -75,9 +90,12 @@ export function loadPacksIn(dir: string, location: PackLocation): PacksResult {
   const absolute = resolve(dir)
   const stats = statOrNull(absolute)
   if (!stats) return { packs: [], problems: [] }
-  if (stats.isFile() || statOrNull(join(absolute, 'pack.json'))?.isFile()) return collect([loadPackPath(absolute, location)])
+  if (stats.isFile() || statOrNull(join(absolute, 'pack.json'))?.isFile())
+    return collect([loadPackPath(absolute, location)])
   const results: PackParseResult[] = []
-  for (const entry of readdirSync(absolute, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of readdirSync(absolute, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : 1,
+  )) {
     if (entry.name.startsWith('.')) continue
     const child = join(absolute, entry.name)
     if (entry.isDirectory() || (entry.isSymbolicLink() && statOrNull(child)?.isDirectory())) {
@@ -114,16 +132,29 @@ export function listJsonFiles(dir: string): string[] {
 export function readLimited(path: string, maxBytes: number): PackFile | { problem: PackProblem } {
   const file = displayPath(path)
   const stats = statOrNull(path)
-  if (!stats || !stats.isFile()) {
-    return { problem: problem('E_PACK_IO', null, file, null, '$', stats ? 'not a regular file' : 'no such file') }
+  if (!stats?.isFile()) {
+    return {
+      problem: problem('E_PACK_IO', null, file, null, '$', stats ? 'not a regular file' : 'no such file'),
+    }
   }
   if (stats.size > maxBytes) {
-    return { problem: problem('E_PACK_TOO_LARGE', null, file, null, '$', `${stats.size} bytes is over the limit of ${maxBytes} bytes`) }
+    return {
+      problem: problem(
+        'E_PACK_TOO_LARGE',
+        null,
+        file,
+        null,
+        '$',
+        `${stats.size} bytes is over the limit of ${maxBytes} bytes`,
+      ),
+    }
   }
   try {
     return { file, text: readFileSync(path, 'utf8') }
   } catch (error) {
-    return { problem: problem('E_PACK_IO', null, file, null, '$', `cannot read: ${(error as Error).message}`) }
+    return {
+      problem: problem('E_PACK_IO', null, file, null, '$', `cannot read: ${(error as Error).message}`),
+    }
   }
 }
 
@@ -163,7 +194,13 @@ export function loadValidationTarget(path: string, location: PackLocation): Vali
 function looksLikeRule(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) && 'event' in value && !('rules' in value)
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      'event' in value &&
+      !('rules' in value)
+    )
   } catch {
     return false
   }

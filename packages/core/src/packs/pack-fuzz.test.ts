@@ -16,14 +16,36 @@ const validPack = {
       id: 'one',
       description: 'd',
       priority: 60,
-      conditions: { any: [{ fact: 'vramGiB', operator: 'lessThan', value: 10 }, { not: { fact: 'mode', operator: 'in', value: ['extreme'] } }] },
-      event: { type: 'cap', params: { setting: 'dataloaderWorkers', max: { fact: 'spareCores' }, reason: 'r' } },
+      conditions: {
+        any: [
+          { fact: 'vramGiB', operator: 'lessThan', value: 10 },
+          { not: { fact: 'mode', operator: 'in', value: ['extreme'] } },
+        ],
+      },
+      event: {
+        type: 'cap',
+        params: { setting: 'dataloaderWorkers', max: { fact: 'spareCores' }, reason: 'r' },
+      },
     },
-    { id: 'two', description: 'd', conditions: { all: [] }, event: { type: 'suggest', params: { id: 'x', message: 'm', expectedGain: '+1%' } } },
+    {
+      id: 'two',
+      description: 'd',
+      conditions: { all: [] },
+      event: { type: 'suggest', params: { id: 'x', message: 'm', expectedGain: '+1%' } },
+    },
   ],
 }
 
-const dangerousKeys = fc.constantFrom('__proto__', 'constructor', 'prototype', 'fact', 'all', 'value', 'rules', 'event')
+const dangerousKeys = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'fact',
+  'all',
+  'value',
+  'rules',
+  'event',
+)
 
 /** A copy of `value` with one place replaced by `replacement` (a random path into the tree). */
 function mutate(value: unknown, choices: number[], replacement: unknown, key: string): unknown {
@@ -38,7 +60,10 @@ function mutate(value: unknown, choices: number[], replacement: unknown, key: st
   const target = choice % (keys.length + 1)
   if (target === keys.length) return { ...(value as object), [key]: replacement }
   const name = keys[target] as string
-  return { ...(value as Record<string, unknown>), [name]: mutate((value as Record<string, unknown>)[name], rest, replacement, key) }
+  return {
+    ...(value as Record<string, unknown>),
+    [name]: mutate((value as Record<string, unknown>)[name], rest, replacement, key),
+  }
 }
 
 function assertOutcome(result: ReturnType<typeof parseSingleFilePack>): void {
@@ -61,7 +86,9 @@ describe('pack loader under random input', () => {
   it('turns any JSON value into a pack or typed problems', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        assertOutcome(parseSingleFilePack({ file: 'fuzz.json', text: JSON.stringify(value) ?? 'null' }, source))
+        assertOutcome(
+          parseSingleFilePack({ file: 'fuzz.json', text: JSON.stringify(value) ?? 'null' }, source),
+        )
       }),
       { numRuns: 300 },
     )
@@ -76,7 +103,10 @@ describe('pack loader under random input', () => {
         (choices, replacement, key) => {
           const mutated = mutate(validPack, choices, replacement, key)
           // JSON.stringify drops an own "__proto__" key set by spread; write it into the text the way a file would.
-          const text = JSON.stringify(mutated).replace('"rules":', key === '__proto__' ? '"__proto__":{"polluted":true},"rules":' : '"rules":')
+          const text = JSON.stringify(mutated).replace(
+            '"rules":',
+            key === '__proto__' ? '"__proto__":{"polluted":true},"rules":' : '"rules":',
+          )
           assertOutcome(parseSingleFilePack({ file: 'fuzz.json', text }, source))
         },
       ),
@@ -87,7 +117,13 @@ describe('pack loader under random input', () => {
   it('handles arbitrary text as pack.json and rule files', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 200 }), fc.string({ maxLength: 200 }), (manifest, rule) => {
-        assertOutcome(parsePackDirectory({ file: 'pack.json', text: manifest }, [{ file: 'rules/r.json', text: rule }], source))
+        assertOutcome(
+          parsePackDirectory(
+            { file: 'pack.json', text: manifest },
+            [{ file: 'rules/r.json', text: rule }],
+            source,
+          ),
+        )
       }),
       { numRuns: 200 },
     )

@@ -1,5 +1,7 @@
 import type { z } from 'zod'
+import { deepFreeze } from '../deep-freeze.js'
 import {
+  MAX_RULES_PER_PACK,
   type PackLayer,
   PackManifest,
   type PackOrigin,
@@ -7,7 +9,6 @@ import {
   Rule,
   RulePack,
 } from '../schemas/rule-pack.js'
-import { deepFreeze } from '../deep-freeze.js'
 import { describeIssues } from './describe-issues.js'
 import { PACK_LIMITS } from './limits.js'
 import type { LoadedPack } from './loaded-pack.js'
@@ -30,7 +31,11 @@ export type PackParseResult = { pack: LoadedPack; problems: [] } | { pack: null;
  * A pack directory's pack.json and rules/<id>.json files, validated. Pure: the caller reads the files. A pack
  * with any problem is refused whole (a half-loaded pack would decide differently from what its author tested).
  */
-export function parsePackDirectory(manifestFile: PackFile, ruleFiles: PackFile[], source: PackSource): PackParseResult {
+export function parsePackDirectory(
+  manifestFile: PackFile,
+  ruleFiles: PackFile[],
+  source: PackSource,
+): PackParseResult {
   const problems: PackProblem[] = []
   const manifest = parseDocument(manifestFile, PackManifest, PACK_LIMITS.manifestBytes, null, problems)
   const packName = manifest?.meta.name ?? null
@@ -42,29 +47,39 @@ export function parsePackDirectory(manifestFile: PackFile, ruleFiles: PackFile[]
     problems.push(...parsed.problems)
     if (parsed.rule) rules.push(parsed.rule)
   }
+  const tooLarge = (message: string) =>
+    problems.push(problem('E_PACK_TOO_LARGE', packName, source.origin.path, null, '$', message))
   if (totalBytes > PACK_LIMITS.packBytes) {
-    problems.push(problem('E_PACK_TOO_LARGE', packName, source.origin.path, null, '$', `rule files total ${totalBytes} bytes, over the limit of ${PACK_LIMITS.packBytes}`))
+    tooLarge(`rule files total ${totalBytes} bytes, over the limit of ${PACK_LIMITS.packBytes}`)
   }
+  if (rules.length > MAX_RULES_PER_PACK)
+    tooLarge(`${rules.length} rules, over the limit of ${MAX_RULES_PER_PACK}`)
   if (!manifest || problems.length > 0) return { pack: null, problems }
+  // Each rule is validated on its own and file names make ids unique, so the assembled pack needs no second pass.
   rules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-  const assembled = RulePack.safeParse({ ...manifest, rules })
-  if (!assembled.success) {
-    for (const report of describeIssues(assembled.error, { rules })) {
-      problems.push(problem('E_PACK_SCHEMA', packName, source.origin.path, null, jsonPath(report.path), report.message))
-    }
-    return { pack: null, problems }
-  }
-  return { pack: toLoadedPack(assembled.data, source), problems: [] }
+  return { pack: toLoadedPack({ ...manifest, rules }, source), problems: [] }
 }
 
 /** One rules/<id>.json file: a valid rule whose id matches the file name. */
-export function parseRuleFile(ruleFile: PackFile, packName: string | null = null): { rule: Rule | null; problems: PackProblem[] } {
+export function parseRuleFile(
+  ruleFile: PackFile,
+  packName: string | null = null,
+): { rule: Rule | null; problems: PackProblem[] } {
   const problems: PackProblem[] = []
   const rule = parseDocument(ruleFile, Rule, PACK_LIMITS.ruleFileBytes, packName, problems)
   if (!rule) return { rule: null, problems }
   const expected = `${rule.id}.json`
   if (baseName(ruleFile.file) !== expected) {
-    problems.push(problem('E_PACK_RULE_FILE', packName, ruleFile.file, rule.id, '$.id', `rule id "${rule.id}" must live in a file named ${expected}`))
+    problems.push(
+      problem(
+        'E_PACK_RULE_FILE',
+        packName,
+        ruleFile.file,
+        rule.id,
+        '$.id',
+        `rule id "${rule.id}" must live in a file named ${expected}`,
+      ),
+    )
     return { rule: null, problems }
   }
   return { rule, problems }
@@ -87,14 +102,32 @@ function parseDocument<T extends z.ZodType>(
 ): z.infer<T> | null {
   const json = parseJsonSafely(text, { maxBytes, maxDepth: PACK_LIMITS.depth })
   if (!json.ok) {
-    problems.push(problem(json.code, packName ?? packNameOf(json.document), file, ruleIdAt(json.document, pathOf(json.path)), json.path, json.message))
+    problems.push(
+      problem(
+        json.code,
+        packName ?? packNameOf(json.document),
+        file,
+        ruleIdAt(json.document, pathOf(json.path)),
+        json.path,
+        json.message,
+      ),
+    )
     return null
   }
   const parsed = schema.safeParse(json.value)
   if (parsed.success) return parsed.data
   const name = packName ?? packNameOf(json.value)
   for (const report of describeIssues(parsed.error, json.value)) {
-    problems.push(problem('E_PACK_SCHEMA', name, file, ruleIdAt(json.value, report.path), jsonPath(report.path), report.message))
+    problems.push(
+      problem(
+        'E_PACK_SCHEMA',
+        name,
+        file,
+        ruleIdAt(json.value, report.path),
+        jsonPath(report.path),
+        report.message,
+      ),
+    )
   }
   return null
 }
@@ -106,13 +139,15 @@ function ruleIdAt(document: unknown, path: PropertyKey[]): string | null {
     const rule: unknown = document.rules[path[1]]
     return isRecord(rule) && typeof rule.id === 'string' ? rule.id : `rules[${path[1]}]`
   }
-  if ('event' in document || 'conditions' in document) return typeof document.id === 'string' ? document.id : null
+  if (!('meta' in document) && typeof document.id === 'string') return document.id.slice(0, 80)
   return null
 }
 
 /** `$.rules[2].event` -> ['rules', 2, 'event'], enough to find the rule a path is in. */
 function pathOf(path: string): PropertyKey[] {
-  return [...path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : (m[1] as string)))
+  return [...path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)].map((m) =>
+    m[2] !== undefined ? Number(m[2]) : (m[1] as string),
+  )
 }
 
 function packNameOf(document: unknown): string | null {
@@ -144,4 +179,3 @@ function toLoadedPack(pack: RulePack, source: PackSource): LoadedPack {
   const rules = pack.rules.map(({ $schema: _ruleSchema, ...rule }) => rule)
   return deepFreeze({ ...manifest, rules, layer: source.layer, origin: source.origin })
 }
-

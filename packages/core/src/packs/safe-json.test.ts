@@ -21,11 +21,18 @@ describe('parseJsonSafely', () => {
   })
 
   it('refuses files over the size limit before parsing them', () => {
-    expect(parseJsonSafely(`"${'x'.repeat(2000)}"`, limits)).toMatchObject({ ok: false, code: 'E_PACK_TOO_LARGE', path: '$' })
+    expect(parseJsonSafely(`"${'x'.repeat(2000)}"`, limits)).toMatchObject({
+      ok: false,
+      code: 'E_PACK_TOO_LARGE',
+      path: '$',
+    })
   })
 
   it('refuses nesting past the depth limit, even far past it', () => {
-    expect(parseJsonSafely('[[[[[[[[[[1]]]]]]]]]]', limits)).toMatchObject({ ok: false, code: 'E_PACK_TOO_DEEP' })
+    expect(parseJsonSafely('[[[[[[[[[[1]]]]]]]]]]', limits)).toMatchObject({
+      ok: false,
+      code: 'E_PACK_TOO_DEEP',
+    })
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
     expect(parseJsonSafely(deep, { maxBytes: 1_000_000, maxDepth: 32 })).toMatchObject({ ok: false })
   })

@@ -24,7 +24,12 @@ export type SafeJsonResult =
 export function parseJsonSafely(text: string, limits: JsonLimits): SafeJsonResult {
   const bytes = Buffer.byteLength(text, 'utf8')
   if (bytes > limits.maxBytes) {
-    return { ok: false, code: 'E_PACK_TOO_LARGE', path: '$', message: `${bytes} bytes is over the limit of ${limits.maxBytes} bytes` }
+    return {
+      ok: false,
+      code: 'E_PACK_TOO_LARGE',
+      path: '$',
+      message: `${bytes} bytes is over the limit of ${limits.maxBytes} bytes`,
+    }
   }
   let value: unknown
   try {
@@ -34,7 +39,8 @@ export function parseJsonSafely(text: string, limits: JsonLimits): SafeJsonResul
     return { ok: false, code: 'E_PACK_JSON', path: '$', message: `not valid JSON: ${message}` }
   }
   const problem = inspectTree(value, limits.maxDepth)
-  return problem ? { ...problem, document: value } : { ok: true, value }
+  if (problem && !problem.ok) return { ...problem, document: value }
+  return { ok: true, value }
 }
 
 /** Walks the parsed tree without recursion (a hostile file cannot overflow the stack). */
@@ -44,7 +50,12 @@ function inspectTree(root: unknown, maxDepth: number): SafeJsonResult | null {
     const { value, path } = stack.pop() as { value: unknown; path: Array<string | number> }
     if (value === null || typeof value !== 'object') continue
     if (path.length >= maxDepth) {
-      return { ok: false, code: 'E_PACK_TOO_DEEP', path: jsonPath(path), message: `nested deeper than ${maxDepth} levels` }
+      return {
+        ok: false,
+        code: 'E_PACK_TOO_DEEP',
+        path: jsonPath(path),
+        message: `nested deeper than ${maxDepth} levels`,
+      }
     }
     if (Array.isArray(value)) {
       value.forEach((item, index) => {

@@ -99,11 +99,17 @@ export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestion
     )
   }
   if (mode === 'balanced' && devices.kind !== 'cpu') {
-    suggestions.push(generated('watch-thermals', 'Run under `rigfit monitor` for temperature and power alerts.', null))
+    suggestions.push(
+      generated('watch-thermals', 'Run under `rigfit monitor` for temperature and power alerts.', null),
+    )
   }
   if (devices.kind === 'cpu' && devices.assumedFigures.length > 0) {
     suggestions.push(
-      generated('measure-memory-bandwidth', 'Memory bandwidth was not measured, so speed assumes 20 GB/s: `rigfit analyze --benchmark` measures it.', 'a more accurate time estimate'),
+      generated(
+        'measure-memory-bandwidth',
+        'Memory bandwidth was not measured, so speed assumes 20 GB/s: `rigfit analyze --benchmark` measures it.',
+        'a more accurate time estimate',
+      ),
     )
   } else if (devices.assumedFigures.length > 0) {
     warnings.push(
@@ -115,22 +121,40 @@ export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestion
   }
   if (best.gradCheckpointing) {
     suggestions.push(
-      generated('more-memory-no-recompute', 'Gradient checkpointing is on to fit memory; a GPU with more memory (or more GPUs) would drop it.', '+25-33% tokens/s'),
+      generated(
+        'more-memory-no-recompute',
+        'Gradient checkpointing is on to fit memory; a GPU with more memory (or more GPUs) would drop it.',
+        '+25-33% tokens/s',
+      ),
     )
   }
   if (best.precision === 'fp32' && devices.kind !== 'cpu') {
-    suggestions.push(generated('mixed-precision', 'This GPU trains in fp32; a GPU with tensor cores trains in mixed precision.', '+40-100% tokens/s'))
+    suggestions.push(
+      generated(
+        'mixed-precision',
+        'This GPU trains in fp32; a GPU with tensor cores trains in mixed precision.',
+        '+40-100% tokens/s',
+      ),
+    )
   }
   const disks = input.profile.storage
   if (disks.length > 0 && disks.every((disk) => disk.kind === 'hdd')) {
-    suggestions.push(generated('nvme-for-streaming', 'Only spinning disks: NVMe is recommended for dataset streaming and checkpoints.', 'faster data loading'))
+    suggestions.push(
+      generated(
+        'nvme-for-streaming',
+        'Only spinning disks: NVMe is recommended for dataset streaming and checkpoints.',
+        'faster data loading',
+      ),
+    )
   }
   return { warnings: dedupe(warnings), suggestions: dedupe(suggestions) }
 }
 
 const gb = (bytes: number) => (bytes / 1e9).toFixed(1)
 
+/** Each id once, the first (a rule's own message before the generator's) kept. */
 function dedupe(list: Advice[]): Advice[] {
-  const seen = new Set<string>()
-  return list.filter((item) => (seen.has(item.id) ? false : (seen.add(item.id), true)))
+  const kept = new Map<string, Advice>()
+  for (const item of list) if (!kept.has(item.id)) kept.set(item.id, item)
+  return [...kept.values()]
 }

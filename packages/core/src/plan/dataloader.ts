@@ -23,7 +23,12 @@ const BYTES_PER_WORKER = 3e9
 export function planDataloader(input: DataloaderInput): DataloaderSettings {
   if (input.cpuOnly) {
     const workers = input.usableCores >= 8 ? 2 : input.usableCores >= 4 ? 1 : 0
-    return { workers, pinMemory: false, prefetchFactor: workers > 0 ? 2 : null, persistentWorkers: workers > 0 }
+    return {
+      workers,
+      pinMemory: false,
+      prefetchFactor: workers > 0 ? 2 : null,
+      persistentWorkers: workers > 0,
+    }
   }
   const byMemory = Math.max(1, Math.round(input.deviceMemoryBytes / BYTES_PER_WORKER))
   const coresPerProcess = Math.max(1, Math.floor(input.usableCores / Math.max(1, input.gpusPerNode)) - 1)

@@ -32,7 +32,12 @@ export class DecisionReader {
    * The decided value when a rule set it (and it is allowed), else `fallback`; records the trace either way:
    * the deciding rule, or the generator with its reason.
    */
-  resolve<T extends Value>(setting: SettingName, fallback: T, fallbackReason: string, facts: Record<string, unknown> = {}): T {
+  resolve<T extends Value>(
+    setting: SettingName,
+    fallback: T,
+    fallbackReason: string,
+    facts: Record<string, unknown> = {},
+  ): T {
     const decision = this.decisions.settings[setting]
     if (decision && !this.forbidden(setting, decision.value)) {
       this.recordRule(setting, decision.value, decision.provenance)
@@ -54,9 +59,22 @@ export class DecisionReader {
     })
   }
 
-  recordGenerator(setting: string, value: unknown, reason: string, facts: Record<string, unknown> = {}): void {
+  recordGenerator(
+    setting: string,
+    value: unknown,
+    reason: string,
+    facts: Record<string, unknown> = {},
+  ): void {
     const cap = this.decisions.caps[setting as SettingName]
     const capNote = cap ? ` (capped at ${cap.max} by ${cap.provenance.pack}/${cap.provenance.rule})` : ''
-    this.trace.push({ setting, value, rule: 'search', pack: 'generator', layer: 'generator', facts, reason: reason + capNote })
+    this.trace.push({
+      setting,
+      value,
+      rule: 'search',
+      pack: 'generator',
+      layer: 'generator',
+      facts,
+      reason: reason + capNote,
+    })
   }
 }

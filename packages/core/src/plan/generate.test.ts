@@ -13,7 +13,8 @@ import { generatePlan } from './generate.js'
 import { MODES } from './modes.js'
 
 const machinesDir = new URL('../../test/fixtures/machines/', import.meta.url)
-const machine = (name: string) => HardwareProfile.parse(JSON.parse(readFileSync(new URL(`${name}.json`, machinesDir), 'utf8')))
+const machine = (name: string) =>
+  HardwareProfile.parse(JSON.parse(readFileSync(new URL(`${name}.json`, machinesDir), 'utf8')))
 const machineNames = readdirSync(machinesDir).map((file) => file.replace(/\.json$/, ''))
 
 const pretrain = (patch: Partial<Workload> = {}): Workload => ({
@@ -30,9 +31,20 @@ const pretrain = (patch: Partial<Workload> = {}): Workload => ({
   ...patch,
 })
 
-async function planFor(profile: HardwareProfile, workload: Workload, mode: Mode, edit?: (d: Decisions) => Decisions) {
+async function planFor(
+  profile: HardwareProfile,
+  workload: Workload,
+  mode: Mode,
+  edit?: (d: Decisions) => Decisions,
+) {
   const decisions = await decide([], deriveFacts(profile, workload, mode))
-  return generatePlan({ profile, workload, mode, decisions: edit ? edit(decisions) : decisions, options: { createdAt: 'fixed' } })
+  return generatePlan({
+    profile,
+    workload,
+    mode,
+    decisions: edit ? edit(decisions) : decisions,
+    options: { createdAt: 'fixed' },
+  })
 }
 
 describe('generatePlan on every fixture machine', () => {
@@ -43,8 +55,12 @@ describe('generatePlan on every fixture machine', () => {
       for (const mode of MODES) {
         const plan = await planFor(profile, pretrain(), mode)
         expect(TrainingPlan.safeParse(plan).success).toBe(true)
-        expect(plan.memory.perDevice.total).toBeLessThanOrEqual(plan.memory.capacityBytes * plan.memory.budgetFraction)
-        expect(plan.settings.effectiveBatch).toBe(plan.settings.microBatch * plan.settings.gradAccum * Math.max(1, plan.settings.gpus))
+        expect(plan.memory.perDevice.total).toBeLessThanOrEqual(
+          plan.memory.capacityBytes * plan.memory.budgetFraction,
+        )
+        expect(plan.settings.effectiveBatch).toBe(
+          plan.settings.microBatch * plan.settings.gradAccum * Math.max(1, plan.settings.gpus),
+        )
         plans.push(plan)
       }
       const [c, b, e] = plans.map((plan) => plan.memory.perDevice.total) as [number, number, number]
@@ -64,8 +80,16 @@ describe('generatePlan choices', () => {
   })
 
   it('holds the target effective batch constant across one and four GPUs', async () => {
-    const one = await planFor(machine('server-a100-40gb'), pretrain({ targetEffectiveBatch: 256 }), 'balanced')
-    const four = await planFor(machine('server-4x-a100-40gb'), pretrain({ targetEffectiveBatch: 256 }), 'balanced')
+    const one = await planFor(
+      machine('server-a100-40gb'),
+      pretrain({ targetEffectiveBatch: 256 }),
+      'balanced',
+    )
+    const four = await planFor(
+      machine('server-4x-a100-40gb'),
+      pretrain({ targetEffectiveBatch: 256 }),
+      'balanced',
+    )
     expect(one.settings.effectiveBatch).toBe(256)
     expect(four.settings.effectiveBatch).toBe(256)
     expect(four.settings.gpus).toBe(4)
@@ -102,10 +126,20 @@ describe('generatePlan choices', () => {
     const profile = machine('desktop-rtx4090')
     const plan = await planFor(profile, pretrain(), 'balanced', (d) => ({
       ...d,
-      forbids: [...d.forbids, { setting: 'precision', value: 'bf16-mixed', provenance: provenance('no-bf16') }],
+      forbids: [
+        ...d.forbids,
+        { setting: 'precision', value: 'bf16-mixed', provenance: provenance('no-bf16') },
+      ],
       settings: {
         ...d.settings,
-        compile: { setting: 'compile', value: false, source: 'set', provenance: provenance('compile-off'), overridden: [], cappedFrom: null },
+        compile: {
+          setting: 'compile',
+          value: false,
+          source: 'set',
+          provenance: provenance('compile-off'),
+          overridden: [],
+          cappedFrom: null,
+        },
       },
     }))
     expect(plan.settings.precision).not.toBe('bf16-mixed')
@@ -116,7 +150,11 @@ describe('generatePlan choices', () => {
 
   it('refuses with a fit error when nothing fits, suggesting what to change', async () => {
     const model = await resolveModel('llama-2-70b')
-    const error = await planFor(machine('cloud-t4'), pretrain({ kind: 'finetune', model, method: 'full' }), 'conservative').catch((e) => e)
+    const error = await planFor(
+      machine('cloud-t4'),
+      pretrain({ kind: 'finetune', model, method: 'full' }),
+      'conservative',
+    ).catch((e) => e)
     expect(error).toBeInstanceOf(RigfitError)
     expect(error.kind).toBe('fit')
     expect(error.suggestion).toMatch(/qlora|GPU/i)

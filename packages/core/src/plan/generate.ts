@@ -41,7 +41,11 @@ export interface PlanRequest {
 }
 
 /** Tokens per step the modes aim for when no target batch is given (GPT-2 trained at ~0.5 M tokens per step). */
-const DEFAULT_TOKENS_PER_STEP: Record<Mode, number> = { conservative: 65_536, balanced: 262_144, extreme: 524_288 }
+const DEFAULT_TOKENS_PER_STEP: Record<Mode, number> = {
+  conservative: 65_536,
+  balanced: 262_144,
+  extreme: 524_288,
+}
 /** LoRA settings by mode: more rank and more wrapped layers as the mode spends more memory. */
 const LORA_BY_MODE: Record<Mode, LoraSpec> = {
   conservative: { rank: 8, targets: ['q', 'v'], dropout: 0 },
@@ -78,21 +82,40 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
     options.targetUtilization ?? reader.value<number>('memoryFraction') ?? budget.memoryFraction,
     reader.cap('memoryFraction') ?? 1,
   )
-  reader.recordGenerator('memoryFraction', memoryFraction, `${mode} mode uses at most ${Math.round(memoryFraction * 100)}% of usable device memory`, {
-    capacityBytes: devices.capacityBytes,
-  })
+  reader.recordGenerator(
+    'memoryFraction',
+    memoryFraction,
+    `${mode} mode uses at most ${Math.round(memoryFraction * 100)}% of usable device memory`,
+    {
+      capacityBytes: devices.capacityBytes,
+    },
+  )
   const budgetBytes = Math.floor(devices.capacityBytes * memoryFraction)
 
   const precision = choosePrecision(reader, devices)
   const attention = reader.resolve<Attention>(
     'attention',
-    devices.kind === 'cuda' && Number(devices.computeCapability ?? 0) >= 8 && precision !== 'fp32' ? 'flash' : 'sdpa',
+    devices.kind === 'cuda' && Number(devices.computeCapability ?? 0) >= 8 && precision !== 'fp32'
+      ? 'flash'
+      : 'sdpa',
     'FlashAttention needs an Ampere or newer NVIDIA GPU and 16-bit activations; elsewhere PyTorch SDPA',
     { computeCapability: devices.computeCapability, precision },
   )
-  const optimizer = reader.resolve<Optimizer>('optimizer', 'adamw', 'AdamW is the standard optimizer for transformer training')
-  const fusedOptimizer = reader.resolve<boolean>('fusedOptimizer', devices.kind === 'cuda', 'fused AdamW kernels exist on CUDA')
-  const tf32 = reader.resolve<boolean>('tf32', devices.estimateDevice.tf32, 'TF32 matmuls where the GPU supports them')
+  const optimizer = reader.resolve<Optimizer>(
+    'optimizer',
+    'adamw',
+    'AdamW is the standard optimizer for transformer training',
+  )
+  const fusedOptimizer = reader.resolve<boolean>(
+    'fusedOptimizer',
+    devices.kind === 'cuda',
+    'fused AdamW kernels exist on CUDA',
+  )
+  const tf32 = reader.resolve<boolean>(
+    'tf32',
+    devices.estimateDevice.tf32,
+    'TF32 matmuls where the GPU supports them',
+  )
 
   const frozen = workload.frozenModels.map((spec) => ({ spec, params: countParams(spec).total }))
   const targetFor = targetEffectiveBatch(workload, options, mode, gpus, nodes)
@@ -118,7 +141,9 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
     budgetBytes,
     hostBudgetBytes: profile.memory.usableBytes * HOST_OFFLOAD_SHARE,
     tokenTarget: (params) =>
-      workload.kind === 'pretrain' ? params * budget.tokensPerParam : datasetTokens(workload) ?? Number.POSITIVE_INFINITY,
+      workload.kind === 'pretrain'
+        ? params * budget.tokensPerParam
+        : (datasetTokens(workload) ?? Number.POSITIVE_INFINITY),
     maxHours: workload.timeBudgetHours ?? budget.hoursRange[1],
     efficiency: (sharding) => scalingEfficiency(gpus, nodes, sharding, profile.interconnect.kind),
     fillMemory: mode === 'extreme',
@@ -128,7 +153,12 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
 
   const seqs = sequenceCandidates(workload, budget, seqCap)
   const placementProbe = frozen.length > 0 ? frozenBytesOnDevice(frozen, gpus, devices, workload) : 0
-  const fullSpace: SearchSpace = { ...space, seqs, targetEffectiveBatch: targetFor, frozenBytes: placementProbe }
+  const fullSpace: SearchSpace = {
+    ...space,
+    seqs,
+    targetEffectiveBatch: targetFor,
+    frozenBytes: placementProbe,
+  }
   let { fitting, evaluated } = searchCandidates(fullSpace, devices)
   if (fitting.length === 0) {
     // The mode's sequence range does not fit: fall back to shorter sequences before giving up.
@@ -138,18 +168,35 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
     evaluated += retry.evaluated
   }
   if (fitting.length === 0) {
-    throw new RigfitError('fit', 'E_NO_PLAN_FITS', `No ${mode} configuration fits ${describeDevices(devices)} (${gib(budgetBytes)} GiB budget).`, {
-      suggestion:
-        workload.kind === 'finetune'
-          ? 'Try QLoRA (--method qlora), a smaller model, more GPUs (--gpus), or a larger GPU (--gpu).'
-          : 'Try a machine with more memory, or plan for another GPU with --gpu.',
-    })
+    throw new RigfitError(
+      'fit',
+      'E_NO_PLAN_FITS',
+      `No ${mode} configuration fits ${describeDevices(devices)} (${gib(budgetBytes)} GiB budget).`,
+      {
+        suggestion:
+          workload.kind === 'finetune'
+            ? 'Try QLoRA (--method qlora), a smaller model, more GPUs (--gpus), or a larger GPU (--gpu).'
+            : 'Try a machine with more memory, or plan for another GPU with --gpu.',
+      },
+    )
   }
   const anyTimeFeasible = fitting.some((candidate) => candidate.timeFeasible && candidate.inRange)
   fitting.sort(compareCandidates(fullSpace, anyTimeFeasible))
   const best = fitting[0] as Candidate
 
-  return assemblePlan({ request, reader, advice, budget, devices, best, evaluated, fitting: fitting.length, memoryFraction, frozen, targetFor })
+  return assemblePlan({
+    request,
+    reader,
+    advice,
+    budget,
+    devices,
+    best,
+    evaluated,
+    fitting: fitting.length,
+    memoryFraction,
+    frozen,
+    targetFor,
+  })
 }
 
 interface AssembleInput {
@@ -180,24 +227,91 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
     budgetBytes: Math.floor(devices.capacityBytes * input.memoryFraction),
     predictedBytes: best.deviceBytes,
   }
-  reader.recordGenerator('model', best.model.id, modelReason(workload, best, budget), { ...searchFacts, params: params.total })
-  reader.recordGenerator('seq', best.seq, `the longest sequence in the ${mode} range that fits`, searchFacts)
-  reader.recordGenerator('microBatch', best.microBatch, mode === 'extreme' ? 'the largest micro-batch that fits' : `the fastest micro-batch in the ${mode} range that fits`, searchFacts)
-  reader.recordGenerator('gradAccum', best.gradAccum, `reaches the target effective batch of ${input.targetFor} sequences`, {
-    microBatch: best.microBatch,
-    gpus,
-    nodes,
+  reader.recordGenerator('model', best.model.id, modelReason(workload, best, budget), {
+    ...searchFacts,
+    params: params.total,
   })
-  recordSearched(reader, request.decisions, 'gradCheckpointing', best.gradCheckpointing, best.gradCheckpointing ? 'needed to fit the budget' : 'not needed: activations fit', searchFacts)
-  recordSearched(reader, request.decisions, 'sharding', best.sharding, best.sharding === 'none' ? 'each GPU holds the full training state' : 'the training state does not fit one GPU unsharded', searchFacts)
-  recordSearched(reader, request.decisions, 'offload', best.offload, best.offload === 'none' ? 'everything stays on the device' : 'offloading states to host RAM is what makes it fit', searchFacts)
-  recordSearched(reader, request.decisions, 'method', best.method, `the first of ${METHOD_ORDER[mode].join(', ')} that fits the ${mode} budget`, searchFacts)
+  reader.recordGenerator('seq', best.seq, `the longest sequence in the ${mode} range that fits`, searchFacts)
+  reader.recordGenerator(
+    'microBatch',
+    best.microBatch,
+    mode === 'extreme'
+      ? 'the largest micro-batch that fits'
+      : `the fastest micro-batch in the ${mode} range that fits`,
+    searchFacts,
+  )
+  reader.recordGenerator(
+    'gradAccum',
+    best.gradAccum,
+    `reaches the target effective batch of ${input.targetFor} sequences`,
+    {
+      microBatch: best.microBatch,
+      gpus,
+      nodes,
+    },
+  )
+  recordSearched(
+    reader,
+    request.decisions,
+    'gradCheckpointing',
+    best.gradCheckpointing,
+    best.gradCheckpointing ? 'needed to fit the budget' : 'not needed: activations fit',
+    searchFacts,
+  )
+  recordSearched(
+    reader,
+    request.decisions,
+    'sharding',
+    best.sharding,
+    best.sharding === 'none'
+      ? 'each GPU holds the full training state'
+      : 'the training state does not fit one GPU unsharded',
+    searchFacts,
+  )
+  recordSearched(
+    reader,
+    request.decisions,
+    'offload',
+    best.offload,
+    best.offload === 'none'
+      ? 'everything stays on the device'
+      : 'offloading states to host RAM is what makes it fit',
+    searchFacts,
+  )
+  recordSearched(
+    reader,
+    request.decisions,
+    'method',
+    best.method,
+    `the first of ${METHOD_ORDER[mode].join(', ')} that fits the ${mode} budget`,
+    searchFacts,
+  )
 
-  const compile = reader.resolve<boolean>('compile', !cpuOnly && devices.kind !== 'mps', 'torch.compile helps on CUDA and ROCm; not on CPU or MPS')
-  const compileMode = reader.resolve<Settings['compile']['mode']>('compileMode', mode === 'extreme' ? 'max-autotune' : 'default', 'max-autotune searches kernels longer for the last few percent')
-  const cudnnBenchmark = reader.resolve<boolean>('cudnnBenchmark', !cpuOnly && devices.kind !== 'mps', 'fixed shapes: let cuDNN pick the fastest kernels')
-  const backend = reader.resolve<Settings['backend']>('backend', defaultBackend(devices), 'the collective backend of the device vendor')
-  const threads = reader.resolve<number>('threads', Math.max(1, profile.cpu.physicalCores), 'one intra-op thread per physical core')
+  const compile = reader.resolve<boolean>(
+    'compile',
+    !cpuOnly && devices.kind !== 'mps',
+    'torch.compile helps on CUDA and ROCm; not on CPU or MPS',
+  )
+  const compileMode = reader.resolve<Settings['compile']['mode']>(
+    'compileMode',
+    mode === 'extreme' ? 'max-autotune' : 'default',
+    'max-autotune searches kernels longer for the last few percent',
+  )
+  const cudnnBenchmark = reader.resolve<boolean>(
+    'cudnnBenchmark',
+    !cpuOnly && devices.kind !== 'mps',
+    'fixed shapes: let cuDNN pick the fastest kernels',
+  )
+  const backend = reader.resolve<Settings['backend']>(
+    'backend',
+    defaultBackend(devices),
+    'the collective backend of the device vendor',
+  )
+  const threads = reader.resolve<number>(
+    'threads',
+    Math.max(1, profile.cpu.physicalCores),
+    'one intra-op thread per physical core',
+  )
   const loaderDefaults = planDataloader({
     deviceMemoryBytes: devices.capacityBytes,
     usableCores: profile.cpu.usableCores,
@@ -206,15 +320,32 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
     pinMemoryAllowed: !cpuOnly && devices.kind !== 'mps',
   })
   const workers = Math.min(
-    reader.resolve<number>('dataloaderWorkers', loaderDefaults.workers, 'about one worker per 3 GB of device memory, capped by the cores', {
-      capacityBytes: devices.capacityBytes,
-      usableCores: profile.cpu.usableCores,
-    }),
+    reader.resolve<number>(
+      'dataloaderWorkers',
+      loaderDefaults.workers,
+      'about one worker per 3 GB of device memory, capped by the cores',
+      {
+        capacityBytes: devices.capacityBytes,
+        usableCores: profile.cpu.usableCores,
+      },
+    ),
     reader.cap('dataloaderWorkers') ?? Number.POSITIVE_INFINITY,
   )
-  const pinMemory = reader.resolve<boolean>('pinMemory', loaderDefaults.pinMemory, 'page-locked host buffers speed up host-to-GPU copies')
-  const prefetch = reader.resolve<number>('prefetchFactor', loaderDefaults.prefetchFactor ?? 2, 'two batches in flight per worker')
-  const persistentWorkers = reader.resolve<boolean>('persistentWorkers', workers > 0, 'keep workers alive between epochs')
+  const pinMemory = reader.resolve<boolean>(
+    'pinMemory',
+    loaderDefaults.pinMemory,
+    'page-locked host buffers speed up host-to-GPU copies',
+  )
+  const prefetch = reader.resolve<number>(
+    'prefetchFactor',
+    loaderDefaults.prefetchFactor ?? 2,
+    'two batches in flight per worker',
+  )
+  const persistentWorkers = reader.resolve<boolean>(
+    'persistentWorkers',
+    workers > 0,
+    'keep workers alive between epochs',
+  )
 
   const efficiency = scalingEfficiency(gpus, nodes, best.sharding, profile.interconnect.kind)
   const tps = best.tokensPerSecond
@@ -224,7 +355,10 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
     tokensPerParam: budget.tokensPerParam,
     tokensPerSecond: tps,
     maxHours: workload.timeBudgetHours ?? budget.hoursRange[1],
-    datasetTokens: workload.kind === 'finetune' ? datasetTok ?? Math.floor(tps * (workload.timeBudgetHours ?? budget.hoursRange[1]) * 3600) : null,
+    datasetTokens:
+      workload.kind === 'finetune'
+        ? (datasetTok ?? Math.floor(tps * (workload.timeBudgetHours ?? budget.hoursRange[1]) * 3600))
+        : null,
   })
   const effectiveBatch = best.microBatch * best.gradAccum * Math.max(1, gpus) * nodes
   const tokensPerStep = effectiveBatch * best.seq
@@ -232,7 +366,11 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
   const power = estimatePower({
     deviceTdpWatts: devices.tdpWatts,
     devicePowerLimitWatts: devices.powerLimitWatts,
-    tdpFraction: Math.min(budget.tdpFraction, reader.value<number>('powerFraction') ?? 1, reader.cap('powerFraction') ?? 1),
+    tdpFraction: Math.min(
+      budget.tdpFraction,
+      reader.value<number>('powerFraction') ?? 1,
+      reader.cap('powerFraction') ?? 1,
+    ),
     physicalCores: profile.cpu.physicalCores,
     cpuOnly,
     hours: totalHours,
@@ -294,7 +432,12 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
     backend,
     strategy,
     threads,
-    dataloader: { workers, pinMemory, prefetchFactor: workers > 0 ? prefetch : null, persistentWorkers: persistentWorkers && workers > 0 },
+    dataloader: {
+      workers,
+      pinMemory,
+      prefetchFactor: workers > 0 ? prefetch : null,
+      persistentWorkers: persistentWorkers && workers > 0,
+    },
     learningRate: learningRate(best, workload),
   }
 
@@ -317,7 +460,8 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
     power,
     checkpoints,
     effectiveBatch,
-    targetEffectiveBatch: request.workload.targetEffectiveBatch ?? (options.baseBatch ? input.targetFor : null),
+    targetEffectiveBatch:
+      request.workload.targetEffectiveBatch ?? (options.baseBatch ? input.targetFor : null),
     decisions: request.decisions,
     generator: advice,
   })
@@ -361,7 +505,11 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
 }
 
 /** Running on battery holds every mode to conservative limits. */
-function effectiveBudget(budget: ModeBudget, profile: HardwareProfile, advice: { warnings: Advice[] }): ModeBudget {
+function effectiveBudget(
+  budget: ModeBudget,
+  profile: HardwareProfile,
+  advice: { warnings: Advice[] },
+): ModeBudget {
   if (!profile.power.onBattery || budget.mode === 'conservative') return budget
   const conservative = MODE_BUDGETS.conservative
   advice.warnings.push({
@@ -391,19 +539,30 @@ function choosePrecision(reader: DecisionReader, devices: TrainingDevices): Prec
           ? 'fp16-mixed'
           : 'fp32'
   const allowed = reader.allowed<Precision>('precision', [fallback, 'bf16-mixed', 'fp16-mixed', 'fp32'])
-  return reader.resolve<Precision>('precision', allowed[0] ?? 'fp32', 'bf16 where the device has it, fp16 with loss scaling on tensor cores, fp32 otherwise', {
-    bf16: device.bf16,
-    fp16TensorTflops: device.fp16TensorTflops,
-  })
+  return reader.resolve<Precision>(
+    'precision',
+    allowed[0] ?? 'fp32',
+    'bf16 where the device has it, fp16 with loss scaling on tensor cores, fp32 otherwise',
+    {
+      bf16: device.bf16,
+      fp16TensorTflops: device.fp16TensorTflops,
+    },
+  )
 }
 
 function modelCandidates(workload: Workload, budget: ModeBudget): SearchSpace['models'] {
   if (workload.kind === 'finetune') {
-    if (!workload.model) throw new RigfitError('input', 'E_NO_MODEL', 'Fine-tuning needs a model.', { suggestion: 'Pass --model <catalog id | config.json>.' })
+    if (!workload.model)
+      throw new RigfitError('input', 'E_NO_MODEL', 'Fine-tuning needs a model.', {
+        suggestion: 'Pass --model <catalog id | config.json>.',
+      })
     return [{ spec: workload.model, inRange: true }]
   }
   const [low, high] = budget.paramRange
-  const inRange = geometric(low, high, 8).map((target) => ({ spec: generateModelShape(target), inRange: true }))
+  const inRange = geometric(low, high, 8).map((target) => ({
+    spec: generateModelShape(target),
+    inRange: true,
+  }))
   // Fallbacks below the range for hardware too small for it.
   const below = geometric(2e6, low, 5)
     .slice(0, -1)
@@ -411,7 +570,12 @@ function modelCandidates(workload: Workload, budget: ModeBudget): SearchSpace['m
   return [...inRange, ...below]
 }
 
-function methodCandidates(workload: Workload, mode: Mode, reader: DecisionReader, cpuOnly: boolean): SearchSpace['methods'] {
+function methodCandidates(
+  workload: Workload,
+  mode: Mode,
+  reader: DecisionReader,
+  cpuOnly: boolean,
+): SearchSpace['methods'] {
   const build = (method: Candidate['method']) => ({
     method,
     lora: method === 'full' ? null : LORA_BY_MODE[mode],
@@ -430,7 +594,8 @@ function methodCandidates(workload: Workload, mode: Mode, reader: DecisionReader
 function sequenceCandidates(workload: Workload, budget: ModeBudget, cap: number): number[] {
   if (workload.seq) return [workload.seq]
   const [low, high] = budget.seqRange
-  const maxPositions = workload.model?.positions === 'learned' ? workload.model.maxPositions : Number.POSITIVE_INFINITY
+  const maxPositions =
+    workload.model?.positions === 'learned' ? workload.model.maxPositions : Number.POSITIVE_INFINITY
   const seqs = powersOfTwo(low, high).filter((seq) => seq <= cap && seq <= maxPositions)
   return (seqs.length > 0 ? seqs : [Math.min(low, cap, maxPositions)]).reverse()
 }
@@ -451,25 +616,52 @@ function offloadChoices(reader: DecisionReader, mode: Mode, cpuOnly: boolean): O
   const decided = reader.value<Offload>('offload')
   if (decided) return [decided]
   if (cpuOnly) return ['none']
-  return reader.allowed<Offload>('offload', mode === 'extreme' ? ['none', 'optimizer', 'all'] : ['none', 'optimizer'])
+  return reader.allowed<Offload>(
+    'offload',
+    mode === 'extreme' ? ['none', 'optimizer', 'all'] : ['none', 'optimizer'],
+  )
 }
 
-function recordSearched(reader: DecisionReader, decisions: Decisions, setting: 'gradCheckpointing' | 'sharding' | 'offload' | 'method', value: unknown, reason: string, facts: Record<string, unknown>): void {
+function recordSearched(
+  reader: DecisionReader,
+  decisions: Decisions,
+  setting: 'gradCheckpointing' | 'sharding' | 'offload' | 'method',
+  value: unknown,
+  reason: string,
+  facts: Record<string, unknown>,
+): void {
   const decision = decisions.settings[setting]
   if (decision && decision.value === value) reader.recordRule(setting, value, decision.provenance)
   else reader.recordGenerator(setting, value, reason, facts)
 }
 
-function targetEffectiveBatch(workload: Workload, options: PlanOptions, mode: Mode, gpus: number, nodes: number): number {
+function targetEffectiveBatch(
+  workload: Workload,
+  options: PlanOptions,
+  mode: Mode,
+  gpus: number,
+  nodes: number,
+): number {
   if (workload.targetEffectiveBatch) return workload.targetEffectiveBatch
   if (options.baseBatch) return options.baseBatch * Math.max(1, gpus) * nodes
   const seq = workload.seq ?? MODE_BUDGETS[mode].seqRange[1]
   return Math.max(1, Math.round(DEFAULT_TOKENS_PER_STEP[mode] / seq))
 }
 
-function frozenBytesOnDevice(frozen: { spec: ModelSpec; params: number }[], gpus: number, devices: TrainingDevices, workload: Workload): number {
+function frozenBytesOnDevice(
+  frozen: { spec: ModelSpec; params: number }[],
+  gpus: number,
+  devices: TrainingDevices,
+  workload: Workload,
+): number {
   const trainedBytes = workload.model ? countParams(workload.model).total * 2 : 0
-  return placeModels({ trainedId: 'trained', trainedBytes, frozen, gpus: Math.max(1, gpus), capacityBytes: devices.capacityBytes }).frozenBytesOnTrainingGpu
+  return placeModels({
+    trainedId: 'trained',
+    trainedBytes,
+    frozen,
+    gpus: Math.max(1, gpus),
+    capacityBytes: devices.capacityBytes,
+  }).frozenBytesOnTrainingGpu
 }
 
 function datasetTokens(workload: Workload): number | null {

@@ -64,7 +64,11 @@ export function placeModels(input: {
   return {
     strategy: 'model-split',
     frozenBytesOnTrainingGpu: devices[0]?.frozenBytes ?? 0,
-    devices: devices.map(({ device, models, frozenBytes: bytes }) => ({ device, models, frozenBytes: bytes })),
+    devices: devices.map(({ device, models, frozenBytes: bytes }) => ({
+      device,
+      models,
+      frozenBytes: bytes,
+    })),
     fits,
   }
 }

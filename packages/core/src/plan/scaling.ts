@@ -20,7 +20,8 @@ export function scalingEfficiency(
   interconnect: 'nvlink' | 'xgmi' | 'pcie' | 'mixed' | 'none' | 'unknown',
 ): number {
   let efficiency = 1
-  if (gpus > 1) efficiency *= EFFICIENCY[interconnect === 'nvlink' || interconnect === 'xgmi' ? 'fast' : 'pcie'][sharding]
+  if (gpus > 1)
+    efficiency *= EFFICIENCY[interconnect === 'nvlink' || interconnect === 'xgmi' ? 'fast' : 'pcie'][sharding]
   if (nodes > 1) efficiency *= INTER_NODE_EFFICIENCY
   return efficiency
 }

@@ -25,7 +25,9 @@ export function performanceScore(profile: HardwareProfile): PerformanceScore {
     memoryGiB = gpus.reduce((sum, gpu) => sum + gpu.vramUsableBytes, 0) / 2 ** 30
     const first = gpus[0]
     const label = gpus.length > 1 ? `${gpus.length}x ${first?.name}` : (first?.name ?? 'GPU')
-    reasons.push(`${label}: ${tflops.toFixed(1)} TFLOPS 16-bit peak, ${memoryGiB.toFixed(0)} GiB for training`)
+    reasons.push(
+      `${label}: ${tflops.toFixed(1)} TFLOPS 16-bit peak, ${memoryGiB.toFixed(0)} GiB for training`,
+    )
   } else {
     tflops = cpuPeakTflops(profile.cpu)
     memoryGiB = profile.memory.usableBytes / 2 ** 30 / 4
@@ -44,11 +46,22 @@ export function performanceScore(profile: HardwareProfile): PerformanceScore {
     score -= 0.5
     reasons.push('high thermal throttling risk')
   }
-  if (gpus.length > 1 && profile.interconnect.kind === 'nvlink') reasons.push('NVLink between GPUs: sharding scales well')
-  if (gpus.length > 1 && profile.interconnect.kind === 'pcie') reasons.push('GPUs talk over PCIe: prefer DDP over sharding')
+  if (gpus.length > 1 && profile.interconnect.kind === 'nvlink')
+    reasons.push('NVLink between GPUs: sharding scales well')
+  if (gpus.length > 1 && profile.interconnect.kind === 'pcie')
+    reasons.push('GPUs talk over PCIe: prefer DDP over sharding')
   const hdd = profile.storage.length > 0 && profile.storage.every((disk) => disk.kind === 'hdd')
   if (hdd) reasons.push('only spinning disks: stream or cache the dataset in RAM')
   score = Math.round(clamp(score, 0, 10) * 10) / 10
-  const label = score >= 8.5 ? 'Excellent' : score >= 7 ? 'Very good' : score >= 5 ? 'Good' : score >= 3 ? 'Limited' : 'Minimal'
+  const label =
+    score >= 8.5
+      ? 'Excellent'
+      : score >= 7
+        ? 'Very good'
+        : score >= 5
+          ? 'Good'
+          : score >= 3
+            ? 'Limited'
+            : 'Minimal'
   return { score, label, reasons }
 }

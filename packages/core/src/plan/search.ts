@@ -68,7 +68,10 @@ export function gradAccumFor(target: number, microBatch: number, gpus: number, n
 }
 
 /** Evaluates the whole space and returns every candidate that fits the memory budget. */
-export function searchCandidates(space: SearchSpace, devices: TrainingDevices): { fitting: Candidate[]; evaluated: number } {
+export function searchCandidates(
+  space: SearchSpace,
+  devices: TrainingDevices,
+): { fitting: Candidate[]; evaluated: number } {
   const fitting: Candidate[] = []
   let evaluated = 0
   const first = space.models[0]
@@ -92,7 +95,11 @@ export function searchCandidates(space: SearchSpace, devices: TrainingDevices): 
         if (seq > spec.maxPositions && spec.positions === 'learned') continue
         for (const microBatch of space.microBatches) {
           const gradAccum = gradAccumFor(space.targetEffectiveBatch, microBatch, space.gpus, space.nodes)
-          if (space.exactTarget && gradAccum * microBatch * Math.max(1, space.gpus) * space.nodes !== space.targetEffectiveBatch) continue
+          if (
+            space.exactTarget &&
+            gradAccum * microBatch * Math.max(1, space.gpus) * space.nodes !== space.targetEffectiveBatch
+          )
+            continue
           for (const gradCheckpointing of space.gradCheckpointing) {
             for (const sharding of space.shardings) {
               for (const offload of space.offloads) {
@@ -114,8 +121,12 @@ export function searchCandidates(space: SearchSpace, devices: TrainingDevices): 
                 const result = estimate(input)
                 const deviceBytes = result.perDevice.total + space.frozenBytes
                 if (deviceBytes > space.budgetBytes || result.host.total > space.hostBudgetBytes) continue
-                const perJob = (result.throughput?.tokensPerSecond ?? 0) * space.nodes * space.efficiency(sharding)
-                const hours = perJob > 0 ? space.tokenTarget(result.params.total) / perJob / 3600 : Number.POSITIVE_INFINITY
+                const perJob =
+                  (result.throughput?.tokensPerSecond ?? 0) * space.nodes * space.efficiency(sharding)
+                const hours =
+                  perJob > 0
+                    ? space.tokenTarget(result.params.total) / perJob / 3600
+                    : Number.POSITIVE_INFINITY
                 fitting.push({
                   model: spec,
                   inRange,
@@ -169,7 +180,8 @@ export function compareCandidates(space: SearchSpace, anyTimeFeasible: boolean) 
     const mbInB = b.microBatch >= mbLow && b.microBatch <= mbHigh
     if (mbInA !== mbInB) return mbInA ? -1 : 1
     // Within 2 %, speed ties: prefer the simpler setup (no checkpointing, sharding or offload), then larger batches.
-    const speed = (b.tokensPerSecond - a.tokensPerSecond) / Math.max(a.tokensPerSecond, b.tokensPerSecond, 1e-9)
+    const speed =
+      (b.tokensPerSecond - a.tokensPerSecond) / Math.max(a.tokensPerSecond, b.tokensPerSecond, 1e-9)
     if (Math.abs(speed) > 0.02) return speed > 0 ? 1 : -1
     const complexity = (c: Candidate) =>
       Number(c.gradCheckpointing) + Number(c.sharding !== 'none') + Number(c.offload !== 'none') * 2

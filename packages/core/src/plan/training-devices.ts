@@ -34,24 +34,35 @@ const DEFAULT_HOST_BANDWIDTH_GBS = 20
 
 /** A GPU rigfit trains on: discrete GPUs and Apple's unified-memory GPU; not other integrated graphics. */
 export function isTrainingGpu(gpu: Gpu): boolean {
-  return KIND_BY_VENDOR[gpu.vendor] !== null && (!gpu.integrated || gpu.unifiedMemory) && gpu.vramUsableBytes > 0
+  return (
+    KIND_BY_VENDOR[gpu.vendor] !== null && (!gpu.integrated || gpu.unifiedMemory) && gpu.vramUsableBytes > 0
+  )
 }
 
 /**
  * Picks the training devices: the GPUs of the same model as the one with the most usable memory (mixing models
  * makes every step wait for the slowest), at most `maxGpus` of them; the CPU when there is no training GPU.
  */
-export function selectTrainingDevices(profile: HardwareProfile, maxGpus: number | null = null): TrainingDevices {
+export function selectTrainingDevices(
+  profile: HardwareProfile,
+  maxGpus: number | null = null,
+): TrainingDevices {
   const candidates = profile.gpus.filter(isTrainingGpu)
-  const primary = [...candidates].sort((a, b) => b.vramUsableBytes - a.vramUsableBytes || a.index - b.index)[0]
+  const primary = [...candidates].sort(
+    (a, b) => b.vramUsableBytes - a.vramUsableBytes || a.index - b.index,
+  )[0]
   if (!primary) return cpuDevices(profile)
   const same = candidates.filter((gpu) => gpu.name === primary.name && gpu.vendor === primary.vendor)
   const gpus = same.slice(0, maxGpus ?? same.length)
   const assumedFigures: string[] = []
-  const fp32Tflops = primary.fp32Tflops ?? (assumedFigures.push('fp32 TFLOPS'), UNKNOWN_GPU.fp32Tflops)
-  const bandwidth =
-    primary.memoryBandwidthGBs ?? (assumedFigures.push('memory bandwidth'), UNKNOWN_GPU.memoryBandwidthGBs)
-  const tdp = primary.tdpWatts ?? primary.powerLimitWatts ?? (assumedFigures.push('TDP'), UNKNOWN_GPU.tdpWatts)
+  const orAssumed = (value: number | null, name: string, fallback: number) => {
+    if (value !== null) return value
+    assumedFigures.push(name)
+    return fallback
+  }
+  const fp32Tflops = orAssumed(primary.fp32Tflops, 'fp32 TFLOPS', UNKNOWN_GPU.fp32Tflops)
+  const bandwidth = orAssumed(primary.memoryBandwidthGBs, 'memory bandwidth', UNKNOWN_GPU.memoryBandwidthGBs)
+  const tdp = orAssumed(primary.tdpWatts ?? primary.powerLimitWatts, 'TDP', UNKNOWN_GPU.tdpWatts)
   const capacityBytes = Math.min(...gpus.map((gpu) => gpu.vramUsableBytes))
   const kind = KIND_BY_VENDOR[primary.vendor] ?? 'cuda'
   return {
@@ -78,9 +89,8 @@ export function selectTrainingDevices(profile: HardwareProfile, maxGpus: number 
 }
 
 function cpuDevices(profile: HardwareProfile): TrainingDevices {
-  const assumedFigures: string[] = []
-  const bandwidth =
-    profile.memory.bandwidthGBs ?? (assumedFigures.push('memory bandwidth'), DEFAULT_HOST_BANDWIDTH_GBS)
+  const assumedFigures = profile.memory.bandwidthGBs === null ? ['memory bandwidth'] : []
+  const bandwidth = profile.memory.bandwidthGBs ?? DEFAULT_HOST_BANDWIDTH_GBS
   return {
     kind: 'cpu',
     gpus: [],

@@ -2,7 +2,10 @@ import type { FactName } from '../schemas/facts.js'
 import type { ConditionTree, RuleEvent, TopLevelConditions } from '../schemas/rule-pack.js'
 
 /** Every fact a condition tree reads, including facts it compares against (`value: { fact }`). */
-export function factsReadBy(conditions: TopLevelConditions | ConditionTree | null, into = new Set<FactName>()): Set<FactName> {
+export function factsReadBy(
+  conditions: TopLevelConditions | ConditionTree | null,
+  into = new Set<FactName>(),
+): Set<FactName> {
   if (!conditions) return into
   if ('all' in conditions) for (const child of conditions.all) factsReadBy(child, into)
   else if ('any' in conditions) for (const child of conditions.any) factsReadBy(child, into)
@@ -20,7 +23,8 @@ export function factsReadByEvent(event: RuleEvent, into = new Set<FactName>()): 
   const params = event.params as Record<string, unknown>
   for (const key of ['value', 'max']) {
     const value = params[key]
-    if (value !== null && typeof value === 'object' && 'fact' in value) into.add((value as { fact: FactName }).fact)
+    if (value !== null && typeof value === 'object' && 'fact' in value)
+      into.add((value as { fact: FactName }).fact)
   }
   return into
 }

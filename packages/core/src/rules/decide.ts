@@ -24,9 +24,14 @@ export async function decide(packs: readonly LoadedPack[], facts: Facts): Promis
   const checked = Facts.safeParse(facts)
   if (!checked.success) {
     const issue = checked.error.issues[0]
-    throw new RigfitError('validation', 'E_FACTS', `invalid facts: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`, {
-      suggestion: 'Build facts with deriveFacts(profile, workload, mode).',
-    })
+    throw new RigfitError(
+      'validation',
+      'E_FACTS',
+      `invalid facts: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+      {
+        suggestion: 'Build facts with deriveFacts(profile, workload, mode).',
+      },
+    )
   }
   const engine = await engineFor(packs)
   const run = await engine.run(checked.data)
@@ -63,7 +68,13 @@ export async function decide(packs: readonly LoadedPack[], facts: Facts): Promis
         addAdvice(warnings, event.params.id, event.params.message, null, provenance)
         break
       case 'suggest':
-        addAdvice(suggestions, event.params.id, event.params.message, event.params.expectedGain ?? null, provenance)
+        addAdvice(
+          suggestions,
+          event.params.id,
+          event.params.message,
+          event.params.expectedGain ?? null,
+          provenance,
+        )
         break
     }
   }
@@ -105,7 +116,11 @@ function resolveSetting(
   for (const candidate of candidates) {
     const forbid = forbidding.find((f) => f.value === candidate.value)
     if (forbid) {
-      overridden.push({ ...candidate, why: 'forbidden', forbiddenBy: `${forbid.provenance.pack}/${forbid.provenance.rule}` })
+      overridden.push({
+        ...candidate,
+        why: 'forbidden',
+        forbiddenBy: `${forbid.provenance.pack}/${forbid.provenance.rule}`,
+      })
     } else if (winner) {
       overridden.push({ ...candidate, why: 'precedence', forbiddenBy: null })
     } else {
@@ -116,7 +131,8 @@ function resolveSetting(
   if (!winner && settingKind(setting) === 'boolean') {
     const values = new Set(forbidding.map((f) => f.value))
     const [forbid] = forbidding
-    if (forbid && values.size === 1) winner = { value: !forbid.value, provenance: forbid.provenance, source: 'forbid' }
+    if (forbid && values.size === 1)
+      winner = { value: !forbid.value, provenance: forbid.provenance, source: 'forbid' }
   }
   if (!winner) return null
   let value = winner.value
@@ -133,14 +149,25 @@ function addCap(caps: Decisions['caps'], setting: SettingName, max: number, prov
   if (!current) {
     caps[setting] = { setting, max, provenance, others: [] }
   } else if (max < current.max) {
-    caps[setting] = { setting, max, provenance, others: [...current.others, { max: current.max, provenance: current.provenance }] }
+    caps[setting] = {
+      setting,
+      max,
+      provenance,
+      others: [...current.others, { max: current.max, provenance: current.provenance }],
+    }
   } else {
     current.others.push({ max, provenance })
   }
 }
 
 /** One message per id: the rule first in precedence says it. */
-function addAdvice(list: AdviceDecision[], id: string, message: string, expectedGain: string | null, provenance: Provenance): void {
+function addAdvice(
+  list: AdviceDecision[],
+  id: string,
+  message: string,
+  expectedGain: string | null,
+  provenance: Provenance,
+): void {
   if (!list.some((advice) => advice.id === id)) list.push({ id, message, expectedGain, provenance })
 }
 
@@ -148,7 +175,11 @@ function addAdvice(list: AdviceDecision[], id: string, message: string, expected
  * An event's value: a literal, or a fact's value for numeric settings (`{ "fact": "physicalCores" }`), rounded
  * down for whole-number settings and kept inside the setting's range. Null when the fact is unknown.
  */
-function resolveValue(setting: SettingName, raw: SettingValue | { fact: FactName }, facts: Facts): SettingValue | null {
+function resolveValue(
+  setting: SettingName,
+  raw: SettingValue | { fact: FactName },
+  facts: Facts,
+): SettingValue | null {
   if (typeof raw !== 'object') return raw
   const value = facts[raw.fact]
   if (typeof value !== 'number' || settingKind(setting) !== 'number') return null
@@ -156,7 +187,11 @@ function resolveValue(setting: SettingName, raw: SettingValue | { fact: FactName
 }
 
 function clampToSetting(setting: SettingName, value: number): number {
-  const schema = SETTING_VALUES[setting] as unknown as { minValue: number | null; maxValue: number | null; isInt: boolean }
+  const schema = SETTING_VALUES[setting] as unknown as {
+    minValue: number | null
+    maxValue: number | null
+    isInt: boolean
+  }
   let result = schema.isInt ? Math.floor(value) : value
   if (schema.minValue !== null && result < schema.minValue) result = schema.minValue
   if (schema.maxValue !== null && result > schema.maxValue) result = schema.maxValue

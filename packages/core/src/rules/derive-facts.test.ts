@@ -10,7 +10,13 @@ const fixture = (name: string) =>
 
 describe('deriveFacts', () => {
   it('derives every fact, valid under the Facts schema', () => {
-    for (const name of ['desktop-rtx3070', 'server-mi300x-8x', 'container-cpu-4core', 'desktop-arc-a770', 'mac-mini-m4']) {
+    for (const name of [
+      'desktop-rtx3070',
+      'server-mi300x-8x',
+      'container-cpu-4core',
+      'desktop-arc-a770',
+      'mac-mini-m4',
+    ]) {
       const facts = deriveFacts(fixture(name), null, 'balanced')
       expect(Facts.safeParse(facts).success).toBe(true)
     }
@@ -41,24 +47,69 @@ describe('deriveFacts', () => {
 
   it('counts GPUs of the primary model and limits them to what the plan uses', () => {
     const profile = fixture('server-mi300x-8x')
-    expect(deriveFacts(profile, null, 'balanced')).toMatchObject({ gpuCount: 8, totalVramGiB: 1536, interconnect: 'xgmi', gfxTarget: 'gfx942' })
-    expect(deriveFacts(profile, null, 'balanced', { gpus: 1 })).toMatchObject({ gpuCount: 1, interconnect: 'none' })
-    expect(deriveFacts(profile, null, 'balanced', { modelParams: 7.2e9, seq: 4096 })).toMatchObject({ modelParamsB: 7.2, seq: 4096 })
+    expect(deriveFacts(profile, null, 'balanced')).toMatchObject({
+      gpuCount: 8,
+      totalVramGiB: 1536,
+      interconnect: 'xgmi',
+      gfxTarget: 'gfx942',
+    })
+    expect(deriveFacts(profile, null, 'balanced', { gpus: 1 })).toMatchObject({
+      gpuCount: 1,
+      interconnect: 'none',
+    })
+    expect(deriveFacts(profile, null, 'balanced', { modelParams: 7.2e9, seq: 4096 })).toMatchObject({
+      modelParamsB: 7.2,
+      seq: 4096,
+    })
   })
 
   it('plans integrated PC graphics as a CPU-only machine', () => {
     const profile = fixture('desktop-arc-a770')
     const integrated = { ...profile, gpus: profile.gpus.map((gpu) => ({ ...gpu, integrated: true })) }
-    expect(deriveFacts(integrated, null, 'balanced')).toMatchObject({ gpuCount: 0, gpuFamily: 'cpu', gpuVendor: 'none', integratedGpu: true, vramGiB: 0 })
+    expect(deriveFacts(integrated, null, 'balanced')).toMatchObject({
+      gpuCount: 0,
+      gpuFamily: 'cpu',
+      gpuVendor: 'none',
+      integratedGpu: true,
+      vramGiB: 0,
+    })
   })
 
   it('reads container limits, storage and the Apple chip', () => {
-    expect(deriveFacts(fixture('container-cpu-4core'), null, 'balanced')).toMatchObject({ container: true, usableCores: 4, spareCores: 3, storageKind: 'hdd', gpuFamily: 'cpu' })
-    expect(deriveFacts(fixture('mac-mini-m4'), null, 'balanced')).toMatchObject({ gpuVendor: 'apple', appleChipGeneration: 4, unifiedMemory: true, mps: true, vramGiB: 10.7 })
+    expect(deriveFacts(fixture('container-cpu-4core'), null, 'balanced')).toMatchObject({
+      container: true,
+      usableCores: 4,
+      spareCores: 3,
+      storageKind: 'hdd',
+      gpuFamily: 'cpu',
+    })
+    expect(deriveFacts(fixture('mac-mini-m4'), null, 'balanced')).toMatchObject({
+      gpuVendor: 'apple',
+      appleChipGeneration: 4,
+      unifiedMemory: true,
+      mps: true,
+      vramGiB: 10.7,
+    })
   })
 
   it('takes the workload kind, method and machine count', () => {
-    const workload = { schemaVersion: 1 as const, kind: 'finetune' as const, model: null, method: 'qlora' as const, frozenModels: [], datasetBytes: null, timeBudgetHours: null, targetEffectiveBatch: null, seq: 2048, nodes: 2 }
-    expect(deriveFacts(fixture('desktop-rtx3070'), workload, 'balanced')).toMatchObject({ workloadKind: 'finetune', method: 'qlora', seq: 2048, nodes: 2 })
+    const workload = {
+      schemaVersion: 1 as const,
+      kind: 'finetune' as const,
+      model: null,
+      method: 'qlora' as const,
+      frozenModels: [],
+      datasetBytes: null,
+      timeBudgetHours: null,
+      targetEffectiveBatch: null,
+      seq: 2048,
+      nodes: 2,
+    }
+    expect(deriveFacts(fixture('desktop-rtx3070'), workload, 'balanced')).toMatchObject({
+      workloadKind: 'finetune',
+      method: 'qlora',
+      seq: 2048,
+      nodes: 2,
+    })
   })
 })

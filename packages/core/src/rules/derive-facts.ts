@@ -19,10 +19,17 @@ export interface FactExtras {
  * Apple) GPU with the most usable memory; integrated PC graphics are not trained on, so a machine with only
  * those is planned as CPU-only (gpuFamily "cpu", integratedGpu true).
  */
-export function deriveFacts(profile: HardwareProfile, workload: Workload | null, mode: Mode, extra: FactExtras = {}): Facts {
+export function deriveFacts(
+  profile: HardwareProfile,
+  workload: Workload | null,
+  mode: Mode,
+  extra: FactExtras = {},
+): Facts {
   const trainable = profile.gpus.filter((gpu) => !gpu.integrated || gpu.vendor === 'apple')
   const primary = pickPrimary(trainable)
-  const sameModel = primary ? trainable.filter((gpu) => gpu.name === primary.name && gpu.vendor === primary.vendor) : []
+  const sameModel = primary
+    ? trainable.filter((gpu) => gpu.name === primary.name && gpu.vendor === primary.vendor)
+    : []
   const gpuCount = primary ? Math.max(0, Math.min(extra.gpus ?? sameModel.length, sameModel.length || 1)) : 0
   const vramGiB = primary ? round(primary.vramUsableBytes / GIB, 1) : 0
   const cc = primary?.computeCapability ? Number(primary.computeCapability) : Number.NaN

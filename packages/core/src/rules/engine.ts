@@ -32,7 +32,10 @@ export class RulesEngine {
   static async create(packs: readonly LoadedPack[]): Promise<RulesEngine> {
     const { Engine: JsonRulesEngine } = await import('json-rules-engine')
     const engine = new JsonRulesEngine([], { allowUndefinedFacts: false, allowUndefinedConditions: false })
-    engine.addOperator<unknown, string>('startsWith', (fact, prefix) => typeof fact === 'string' && fact.startsWith(prefix))
+    engine.addOperator<unknown, string>(
+      'startsWith',
+      (fact, prefix) => typeof fact === 'string' && fact.startsWith(prefix),
+    )
     const rulesByName = new Map<string, CompiledRule>()
     const packsByProbe = new Map<string, LoadedPack>()
     packs.forEach((pack, packIndex) => {
@@ -47,7 +50,9 @@ export class RulesEngine {
         const name = `${packIndex}/${rule.id}`
         const reads = factsReadByEvent(rule.event, factsReadBy(rule.conditions, new Set(packReads)))
         rulesByName.set(name, { pack, rule, reads: [...reads].sort() })
-        const conditions = applies ? { all: [clone(applies), clone(rule.conditions)] } : clone(rule.conditions)
+        const conditions = applies
+          ? { all: [clone(applies), clone(rule.conditions)] }
+          : clone(rule.conditions)
         engine.addRule({ name, conditions, event: { type: rule.event.type } })
       }
     })

@@ -7,14 +7,25 @@ import { decide } from './decide.js'
 import { deriveFacts } from './derive-facts.js'
 import { decisionsToTrace, explainedSettings, explainSetting, traceFor } from './explain.js'
 
-const profile = HardwareProfile.parse(JSON.parse(readFileSync(`${CORE_PACK_ROOT}fixtures/container-cpu-4core.json`, 'utf8')))
+const profile = HardwareProfile.parse(
+  JSON.parse(readFileSync(`${CORE_PACK_ROOT}fixtures/container-cpu-4core.json`, 'utf8')),
+)
 
 describe('explaining decisions', () => {
   it('explains a capped setting with its deciding rule and cap', async () => {
     const decisions = await decide([loadCorePack()], deriveFacts(profile, null, 'balanced'))
     const threads = explainSetting(decisions, 'threads')
-    expect(threads).toMatchObject({ value: 4, decision: { cappedFrom: 32, provenance: { rule: 'core-threads-physical-cores' } }, cap: { max: 4 } })
-    expect(explainSetting(decisions, 'sharding')).toMatchObject({ value: null, decision: null, cap: null, forbids: [] })
+    expect(threads).toMatchObject({
+      value: 4,
+      decision: { cappedFrom: 32, provenance: { rule: 'core-threads-physical-cores' } },
+      cap: { max: 4 },
+    })
+    expect(explainSetting(decisions, 'sharding')).toMatchObject({
+      value: null,
+      decision: null,
+      cap: null,
+      forbids: [],
+    })
     expect(explainedSettings(decisions)).toContain('threads')
     expect(explainedSettings(decisions)).not.toContain('sharding')
   })
@@ -29,7 +40,15 @@ describe('explaining decisions', () => {
   })
 
   it('finds trace entries by setting name or plan path', () => {
-    const entry = (setting: string) => ({ setting, value: true, rule: 'r', pack: 'p', layer: 'vendor' as const, facts: {}, reason: 'x' })
+    const entry = (setting: string) => ({
+      setting,
+      value: true,
+      rule: 'r',
+      pack: 'p',
+      layer: 'vendor' as const,
+      facts: {},
+      reason: 'x',
+    })
     const trace = [entry('compile'), entry('dataloader.workers'), entry('microBatch')]
     expect(traceFor(trace, 'compile.enabled').map((e) => e.setting)).toEqual(['compile'])
     expect(traceFor(trace, 'dataloaderWorkers').map((e) => e.setting)).toEqual(['dataloader.workers'])

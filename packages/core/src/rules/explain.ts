@@ -17,7 +17,8 @@ export function explainSetting(decisions: Decisions, setting: SettingName): Sett
 /** The settings the packs said anything about (set, capped or forbade), in name order. */
 export function explainedSettings(decisions: Decisions): SettingName[] {
   return SETTING_NAMES.filter(
-    (name) => decisions.settings[name] || decisions.caps[name] || decisions.forbids.some((f) => f.setting === name),
+    (name) =>
+      decisions.settings[name] || decisions.caps[name] || decisions.forbids.some((f) => f.setting === name),
   ).sort()
 }
 
@@ -28,7 +29,10 @@ export function decisionsToTrace(decisions: Decisions): TraceEntry[] {
     const decision = decisions.settings[name]
     if (!decision) continue
     const { provenance } = decision
-    const capped = decision.cappedFrom !== null ? ` (lowered from ${decision.cappedFrom} by ${decisions.caps[name]?.provenance.rule})` : ''
+    const capped =
+      decision.cappedFrom !== null
+        ? ` (lowered from ${decision.cappedFrom} by ${decisions.caps[name]?.provenance.rule})`
+        : ''
     entries.push({
       setting: name,
       value: decision.value,

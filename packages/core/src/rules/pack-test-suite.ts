@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadCatalogFile } from '../catalog/load-catalog.js'
-import { listJsonFiles, loadPackPath } from '../packs/load-pack.js'
 import { loadPackCases } from '../packs/load-cases.js'
+import { listJsonFiles, loadPackPath } from '../packs/load-pack.js'
 import { HardwareProfile } from '../schemas/hardware-profile.js'
 import type { PackLayer } from '../schemas/rule-pack.js'
 import { RuleTester, type TestFunction } from './rule-tester.js'
@@ -32,7 +32,8 @@ export function testPackDirectory(root: string | URL, options: PackDirectoryTest
 
   describe(`${name} pack folder`, () => {
     it('loads without problems', () => {
-      if (!loaded.pack) throw new Error(loaded.problems.map((p) => `${p.file} ${p.path}: ${p.message}`).join('\n'))
+      if (!loaded.pack)
+        throw new Error(loaded.problems.map((p) => `${p.file} ${p.path}: ${p.message}`).join('\n'))
     })
     it('has one rules/<id>.json per rule and one docs/<id>.md per rule', () => {
       const ruleIds = listJsonFiles(join(dir, 'rules')).map((file) => file.slice(0, -'.json'.length))
@@ -55,20 +56,28 @@ export function testPackDirectory(root: string | URL, options: PackDirectoryTest
         ...listJsonFiles(join(dir, 'rules')).map((f) => `rules/${f}`),
         ...listJsonFiles(join(dir, 'cases')).map((f) => `cases/${f}`),
       ].filter((file) => existsSync(join(dir, file)))
-      const unsorted = files.flatMap((file) => unsortedPaths(JSON.parse(readFileSync(join(dir, file), 'utf8')), file))
+      const unsorted = files.flatMap((file) =>
+        unsortedPaths(JSON.parse(readFileSync(join(dir, file), 'utf8')), file),
+      )
       if (unsorted.length > 0) throw new Error(`keys out of order:\n${unsorted.slice(0, 20).join('\n')}`)
     })
     it('has fixtures that are valid hardware profiles', () => {
       for (const file of listJsonFiles(join(dir, 'fixtures'))) {
-        const parsed = HardwareProfile.safeParse(JSON.parse(readFileSync(join(dir, 'fixtures', file), 'utf8')))
-        if (!parsed.success) throw new Error(`fixtures/${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+        const parsed = HardwareProfile.safeParse(
+          JSON.parse(readFileSync(join(dir, 'fixtures', file), 'utf8')),
+        )
+        if (!parsed.success)
+          throw new Error(
+            `fixtures/${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+          )
       }
     })
     const { hook } = options
     if (hook) {
       it('has a rigfit:packs hook that names this pack and folder', async () => {
         const result = (await hook()) as { name?: unknown; root?: unknown }
-        if (result?.name !== name) throw new Error(`the hook names pack ${JSON.stringify(result?.name)}, pack.json says "${name}"`)
+        if (result?.name !== name)
+          throw new Error(`the hook names pack ${JSON.stringify(result?.name)}, pack.json says "${name}"`)
         if (typeof result.root !== 'string' || resolve(result.root) !== resolve(dir)) {
           throw new Error(`the hook points at ${JSON.stringify(result.root)}, not ${dir}`)
         }
@@ -79,7 +88,8 @@ export function testPackDirectory(root: string | URL, options: PackDirectoryTest
         const { entries, problems } = loadCatalogFile(join(dir, 'catalog.json'))
         if (problems.length > 0) throw new Error(problems.map((p) => `${p.path}: ${p.message}`).join('\n'))
         const foreign = entries.filter((entry) => entry.family !== name)
-        if (foreign.length > 0) throw new Error(`entries of another family: ${foreign.map((e) => e.id).join(', ')}`)
+        if (foreign.length > 0)
+          throw new Error(`entries of another family: ${foreign.map((e) => e.id).join(', ')}`)
       })
     }
   })
@@ -92,7 +102,11 @@ export function testPackDirectory(root: string | URL, options: PackDirectoryTest
     })
     return
   }
-  new RuleTester(loaded.pack, { describe, it }).run(`${name} rules`, { cases }, { requireEveryRuleFired: true })
+  new RuleTester(loaded.pack, { describe, it }).run(
+    `${name} rules`,
+    { cases },
+    { requireEveryRuleFired: true },
+  )
 }
 
 function listFiles(dir: string, extension: string): string[] {
@@ -110,5 +124,8 @@ export function unsortedPaths(value: unknown, at: string): string[] {
   const keys = Object.keys(value)
   const sorted = [...keys].sort()
   const here = keys.some((key, index) => key !== sorted[index]) ? [`${at}: ${keys.join(', ')}`] : []
-  return [...here, ...keys.flatMap((key) => unsortedPaths((value as Record<string, unknown>)[key], `${at}.${key}`))]
+  return [
+    ...here,
+    ...keys.flatMap((key) => unsortedPaths((value as Record<string, unknown>)[key], `${at}.${key}`)),
+  ]
 }

@@ -2,13 +2,22 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { CORE_PACK_ROOT, loadCorePack } from '../packs/core-pack.js'
 import { HardwareProfile } from '../schemas/hardware-profile.js'
-import { RuleTester, type RuleTestCase } from './rule-tester.js'
+import { type RuleTestCase, RuleTester } from './rule-tester.js'
 
-const profile = () => HardwareProfile.parse(JSON.parse(readFileSync(`${CORE_PACK_ROOT}fixtures/desktop-rtx3070.json`, 'utf8')))
-const base = (): RuleTestCase => ({ name: 'rtx 3070', profile: profile(), mode: 'balanced', expect: { settings: { device: 'cuda' } } })
+const profile = () =>
+  HardwareProfile.parse(JSON.parse(readFileSync(`${CORE_PACK_ROOT}fixtures/desktop-rtx3070.json`, 'utf8')))
+const base = (): RuleTestCase => ({
+  name: 'rtx 3070',
+  profile: profile(),
+  mode: 'balanced',
+  expect: { settings: { device: 'cuda' } },
+})
 
 new RuleTester(loadCorePack(), { describe, it }).run('RuleTester.run registers its cases', {
-  cases: [base(), { ...base(), name: 'rtx 3070 extreme', mode: 'extreme', expect: { settings: { memoryFraction: 0.95 } } }],
+  cases: [
+    base(),
+    { ...base(), name: 'rtx 3070 extreme', mode: 'extreme', expect: { settings: { memoryFraction: 0.95 } } },
+  ],
 })
 
 describe('RuleTester', () => {
@@ -55,11 +64,21 @@ describe('RuleTester', () => {
   })
 
   it('refuses duplicate cases, duplicate names and unknown ids', () => {
-    expect(() => tester.validateCases([base(), { ...base(), name: 'again' }])).toThrow(/duplicate case: "again" has the same input as "rtx 3070"/)
-    expect(() => tester.validateCases([base(), { ...base(), mode: 'extreme' }])).toThrow(/duplicate case name/)
-    expect(() => tester.validateCases([{ ...base(), expect: { warnings: ['no-such-message'] } }])).toThrow(/no rule raises the message id "no-such-message"/)
-    expect(() => tester.validateCases([{ ...base(), expect: { decidedBy: { tf32: 'core-nope' } } }])).toThrow(/no rule "core-nope"/)
-    expect(() => tester.validateCases([{ ...base(), expect: { settings: { precision: 'fp8' } } }] as RuleTestCase[])).toThrow(/invalid expectation/)
+    expect(() => tester.validateCases([base(), { ...base(), name: 'again' }])).toThrow(
+      /duplicate case: "again" has the same input as "rtx 3070"/,
+    )
+    expect(() => tester.validateCases([base(), { ...base(), mode: 'extreme' }])).toThrow(
+      /duplicate case name/,
+    )
+    expect(() => tester.validateCases([{ ...base(), expect: { warnings: ['no-such-message'] } }])).toThrow(
+      /no rule raises the message id "no-such-message"/,
+    )
+    expect(() => tester.validateCases([{ ...base(), expect: { decidedBy: { tf32: 'core-nope' } } }])).toThrow(
+      /no rule "core-nope"/,
+    )
+    expect(() =>
+      tester.validateCases([{ ...base(), expect: { settings: { precision: 'fp8' } } }] as RuleTestCase[]),
+    ).toThrow(/invalid expectation/)
   })
 
   it('lists the rules of the tested pack no case fires', async () => {

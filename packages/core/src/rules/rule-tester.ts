@@ -14,7 +14,7 @@ export { loadPackCases, type ResolvedCase } from '../packs/load-cases.js'
 export { testPackDirectory } from './pack-test-suite.js'
 
 /** vitest's (or mocha's, jest's) describe / it. */
-export type TestFunction = (name: string, fn: () => unknown) => unknown
+export type TestFunction = (name: string, fn: () => void | Promise<void>) => unknown
 
 export interface RuleTestCase {
   name: string
@@ -83,21 +83,38 @@ export class RuleTester {
     for (const testCase of cases) {
       if (names.has(testCase.name)) throw new Error(`duplicate case name "${testCase.name}"`)
       names.add(testCase.name)
-      const key = canonicalJson([testCase.profile, testCase.mode, testCase.workload ?? null, testCase.extra ?? {}])
+      const key = canonicalJson([
+        testCase.profile,
+        testCase.mode,
+        testCase.workload ?? null,
+        testCase.extra ?? {},
+      ])
       const twin = inputs.get(key)
-      if (twin !== undefined) throw new Error(`duplicate case: "${testCase.name}" has the same input as "${twin}"`)
+      if (twin !== undefined)
+        throw new Error(`duplicate case: "${testCase.name}" has the same input as "${twin}"`)
       inputs.set(key, testCase.name)
       const expect = CaseExpectation.safeParse(testCase.expect)
       if (!expect.success) {
         const issue = expect.error.issues[0]
-        throw new Error(`case "${testCase.name}": invalid expectation at ${issue?.path.join('.')}: ${issue?.message}`)
+        throw new Error(
+          `case "${testCase.name}": invalid expectation at ${issue?.path.join('.')}: ${issue?.message}`,
+        )
       }
-      const { warnings = [], suggestions = [], absent = [], decidedBy = {}, fired = [], notFired = [] } = expect.data
+      const {
+        warnings = [],
+        suggestions = [],
+        absent = [],
+        decidedBy = {},
+        fired = [],
+        notFired = [],
+      } = expect.data
       for (const id of [...warnings, ...suggestions, ...absent]) {
-        if (!messageIds.has(id)) throw new Error(`case "${testCase.name}": no rule raises the message id "${id}"`)
+        if (!messageIds.has(id))
+          throw new Error(`case "${testCase.name}": no rule raises the message id "${id}"`)
       }
       for (const ref of [...Object.values(decidedBy), ...fired, ...notFired]) {
-        if (ref !== undefined && !ruleRefs.has(ref)) throw new Error(`case "${testCase.name}": no rule "${ref}" in the packs`)
+        if (ref !== undefined && !ruleRefs.has(ref))
+          throw new Error(`case "${testCase.name}": no rule "${ref}" in the packs`)
       }
     }
   }
@@ -125,7 +142,11 @@ export class RuleTester {
    * Registers a describe block with one test per case. With `requireEveryRuleFired`, a last test fails when a
    * rule of the tested packs fired in no case (a rule no case exercises is a rule nobody has checked).
    */
-  run(name: string, tests: { cases: readonly RuleTestCase[] }, options: { requireEveryRuleFired?: boolean } = {}): void {
+  run(
+    name: string,
+    tests: { cases: readonly RuleTestCase[] },
+    options: { requireEveryRuleFired?: boolean } = {},
+  ): void {
     const describe = this.options.describe ?? RuleTester.describe ?? globalFunction('describe')
     const it = this.options.it ?? RuleTester.it ?? globalFunction('it')
     this.validateCases(tests.cases)
@@ -135,7 +156,8 @@ export class RuleTester {
         it(testCase.name, async () => {
           const result = await this.check(testCase)
           results.push(result)
-          if (!result.passed) throw new Error(`case "${testCase.name}" (${testCase.mode}):\n  ${result.failures.join('\n  ')}`)
+          if (!result.passed)
+            throw new Error(`case "${testCase.name}" (${testCase.mode}):\n  ${result.failures.join('\n  ')}`)
         })
       }
       if (options.requireEveryRuleFired) {
@@ -158,7 +180,9 @@ export class RuleTester {
 function globalFunction(name: 'describe' | 'it'): TestFunction {
   const fn = (globalThis as Record<string, unknown>)[name]
   if (typeof fn !== 'function') {
-    throw new Error(`RuleTester needs ${name}(): set RuleTester.${name} = ${name} (imported from vitest) or pass it in the options`)
+    throw new Error(
+      `RuleTester needs ${name}(): set RuleTester.${name} = ${name} (imported from vitest) or pass it in the options`,
+    )
   }
   return fn as TestFunction
 }
@@ -171,37 +195,56 @@ function compare(expect: CaseExpectation, decisions: Decisions, tested: readonly
   }
   for (const [setting, value] of Object.entries(expect.settings ?? {}) as Array<[SettingName, unknown]>) {
     const actual = decisions.settings[setting]?.value
-    if (actual !== value) failures.push(`${setting}: expected ${JSON.stringify(value)}, got ${actual === undefined ? 'no decision' : JSON.stringify(actual)}${by(setting)}`)
+    if (actual !== value)
+      failures.push(
+        `${setting}: expected ${JSON.stringify(value)}, got ${actual === undefined ? 'no decision' : JSON.stringify(actual)}${by(setting)}`,
+      )
   }
   for (const [setting, ref] of Object.entries(expect.decidedBy ?? {}) as Array<[SettingName, string]>) {
     const p = decisions.settings[setting]?.provenance
     if (!p || (ref !== p.rule && ref !== `${p.pack}/${p.rule}`)) {
-      failures.push(`${setting}: expected to be decided by ${ref}, ${p ? `was decided by ${p.pack}/${p.rule}` : 'no rule decided it'}`)
+      failures.push(
+        `${setting}: expected to be decided by ${ref}, ${p ? `was decided by ${p.pack}/${p.rule}` : 'no rule decided it'}`,
+      )
     }
   }
   for (const setting of expect.undecided ?? []) {
-    if (decisions.settings[setting]) failures.push(`${setting}: expected no decision, got ${JSON.stringify(decisions.settings[setting]?.value)}${by(setting)}`)
+    if (decisions.settings[setting])
+      failures.push(
+        `${setting}: expected no decision, got ${JSON.stringify(decisions.settings[setting]?.value)}${by(setting)}`,
+      )
   }
   for (const [setting, max] of Object.entries(expect.caps ?? {}) as Array<[SettingName, number]>) {
     const cap = decisions.caps[setting]
-    if (cap?.max !== max) failures.push(`cap on ${setting}: expected ${max}, got ${cap ? `${cap.max} (by ${cap.provenance.pack}/${cap.provenance.rule})` : 'none'}`)
+    if (cap?.max !== max)
+      failures.push(
+        `cap on ${setting}: expected ${max}, got ${cap ? `${cap.max} (by ${cap.provenance.pack}/${cap.provenance.rule})` : 'none'}`,
+      )
   }
   for (const { setting, value } of expect.forbids ?? []) {
-    if (!decisions.forbids.some((f) => f.setting === setting && f.value === value)) failures.push(`expected ${setting} = ${JSON.stringify(value)} to be forbidden`)
+    if (!decisions.forbids.some((f) => f.setting === setting && f.value === value))
+      failures.push(`expected ${setting} = ${JSON.stringify(value)} to be forbidden`)
   }
   const raised = (list: Decisions['warnings']) => new Set(list.map((advice) => advice.id))
   const warnings = raised(decisions.warnings)
   const suggestions = raised(decisions.suggestions)
-  for (const id of expect.warnings ?? []) if (!warnings.has(id)) failures.push(`expected warning "${id}"; raised: ${[...warnings].join(', ') || 'none'}`)
-  for (const id of expect.suggestions ?? []) if (!suggestions.has(id)) failures.push(`expected suggestion "${id}"; raised: ${[...suggestions].join(', ') || 'none'}`)
-  for (const id of expect.absent ?? []) if (warnings.has(id) || suggestions.has(id)) failures.push(`expected no "${id}", but it was raised`)
+  for (const id of expect.warnings ?? [])
+    if (!warnings.has(id))
+      failures.push(`expected warning "${id}"; raised: ${[...warnings].join(', ') || 'none'}`)
+  for (const id of expect.suggestions ?? [])
+    if (!suggestions.has(id))
+      failures.push(`expected suggestion "${id}"; raised: ${[...suggestions].join(', ') || 'none'}`)
+  for (const id of expect.absent ?? [])
+    if (warnings.has(id) || suggestions.has(id)) failures.push(`expected no "${id}", but it was raised`)
   const firedRefs = new Set(decisions.fired.flatMap((ref) => [ref, ref.slice(ref.indexOf('/') + 1)]))
   for (const ref of expect.fired ?? []) if (!firedRefs.has(ref)) failures.push(`expected rule ${ref} to fire`)
-  for (const ref of expect.notFired ?? []) if (firedRefs.has(ref)) failures.push(`expected rule ${ref} not to fire`)
+  for (const ref of expect.notFired ?? [])
+    if (firedRefs.has(ref)) failures.push(`expected rule ${ref} not to fire`)
   if (expect.applies !== undefined) {
     for (const pack of tested) {
       const applies = decisions.packs.find((p) => p.name === pack.meta.name)?.applies
-      if (applies !== expect.applies) failures.push(`expected pack ${pack.meta.name} ${expect.applies ? 'to apply' : 'not to apply'}`)
+      if (applies !== expect.applies)
+        failures.push(`expected pack ${pack.meta.name} ${expect.applies ? 'to apply' : 'not to apply'}`)
     }
   }
   return failures
@@ -211,7 +254,9 @@ function compare(expect: CaseExpectation, decisions: Decisions, tested: readonly
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   )
 }

@@ -28,7 +28,17 @@ export const GpuVendor = z.enum(['nvidia', 'amd', 'intel', 'apple', 'other'])
 export type GpuVendor = z.infer<typeof GpuVendor>
 
 /** Plugin families: one bundled rule pack per family. */
-export const Family = z.enum(['rtx40', 'rtx30', 'rtx20', 'datacenter', 'rdna', 'apple', 'cpu', 'intel', 'unknown'])
+export const Family = z.enum([
+  'rtx40',
+  'rtx30',
+  'rtx20',
+  'datacenter',
+  'rdna',
+  'apple',
+  'cpu',
+  'intel',
+  'unknown',
+])
 export type Family = z.infer<typeof Family>
 
 export const Backend = z.enum(['nccl', 'rccl', 'gloo', 'mps', 'none'])

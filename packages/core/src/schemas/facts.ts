@@ -26,20 +26,38 @@ export const FACTS = {
   },
   gpuName: { schema: nullableString, doc: 'Primary GPU name as the vendor tool prints it.' },
   gpuFamily: { schema: Family, doc: 'Plugin family of the primary GPU; cpu without a usable GPU.' },
-  gpuCatalogId: { schema: nullableString, doc: 'GPU catalog id of the primary GPU (rtx-4090, a100-40gb-sxm4), null when not matched.' },
+  gpuCatalogId: {
+    schema: nullableString,
+    doc: 'GPU catalog id of the primary GPU (rtx-4090, a100-40gb-sxm4), null when not matched.',
+  },
   gpuArch: { schema: nullableString, doc: 'Architecture label, e.g. "Ada Lovelace (AD102)".' },
   mobileGpu: { schema: z.boolean(), doc: 'A laptop variant (name says Laptop, Mobile or Max-Q).' },
-  computeCapability: { schema: nullableNumber, doc: 'CUDA compute capability as a number (8.9); null off NVIDIA.' },
-  computeCapabilityMajor: { schema: z.number().int().nullable(), doc: 'Major part of the compute capability (8).' },
+  computeCapability: {
+    schema: nullableNumber,
+    doc: 'CUDA compute capability as a number (8.9); null off NVIDIA.',
+  },
+  computeCapabilityMajor: {
+    schema: z.number().int().nullable(),
+    doc: 'Major part of the compute capability (8).',
+  },
   gfxTarget: { schema: nullableString, doc: 'AMD LLVM target (gfx1100, gfx90a); null off AMD.' },
-  metalFamily: { schema: nullableString, doc: 'Apple GPU family (apple7 = M1, apple8 = M2, apple9 = M3/M4).' },
-  appleChipGeneration: { schema: z.number().int().nullable(), doc: 'Apple silicon generation: 1 for M1, 2 for M2, ...' },
+  metalFamily: {
+    schema: nullableString,
+    doc: 'Apple GPU family (apple7 = M1, apple8 = M2, apple9 = M3/M4).',
+  },
+  appleChipGeneration: {
+    schema: z.number().int().nullable(),
+    doc: 'Apple silicon generation: 1 for M1, 2 for M2, ...',
+  },
   vramGiB: {
     schema: z.number().nonnegative(),
     doc: 'Usable memory of the primary GPU in GiB, one decimal (an Apple GPU: its working set). 0 without a GPU.',
   },
   totalVramGiB: { schema: z.number().nonnegative(), doc: 'vramGiB times gpuCount.' },
-  tensorCores: { schema: z.boolean().nullable(), doc: 'The primary GPU has matrix units (tensor / matrix cores).' },
+  tensorCores: {
+    schema: z.boolean().nullable(),
+    doc: 'The primary GPU has matrix units (tensor / matrix cores).',
+  },
   fp16: { schema: Support, doc: 'FP16 support of the primary GPU: yes, no, emulated, unknown.' },
   bf16: { schema: Support, doc: 'BF16 support of the primary GPU.' },
   tf32: { schema: Support, doc: 'TF32 support of the primary GPU.' },
@@ -61,11 +79,17 @@ export const FACTS = {
   rocmVersion: { schema: nullableNumber, doc: 'ROCm version, as a number (6.1).' },
   mps: { schema: z.boolean(), doc: 'PyTorch Metal (MPS) acceleration is available.' },
 
-  cpuVendor: { schema: z.string(), doc: 'CPU vendor, lower case: intel, amd, apple, arm or what the CPU reports.' },
+  cpuVendor: {
+    schema: z.string(),
+    doc: 'CPU vendor, lower case: intel, amd, apple, arm or what the CPU reports.',
+  },
   cpuArch: { schema: z.string(), doc: 'CPU architecture as Node names it: x64, arm64.' },
   physicalCores: { schema: z.number().int().positive(), doc: 'Physical CPU cores.' },
   logicalCores: { schema: z.number().int().positive(), doc: 'Logical CPU cores (hardware threads).' },
-  usableCores: { schema: z.number().positive(), doc: 'Cores this process may use (a container quota where one is set).' },
+  usableCores: {
+    schema: z.number().positive(),
+    doc: 'Cores this process may use (a container quota where one is set).',
+  },
   spareCores: {
     schema: z.number().int().positive(),
     doc: 'Cores left for data loading after the training loop takes one: max(1, floor(usableCores) - 1).',
@@ -77,7 +101,10 @@ export const FACTS = {
   amx: { schema: z.boolean(), doc: 'CPU has AMX tiles (Sapphire Rapids and later).' },
   neon: { schema: z.boolean(), doc: 'CPU has NEON (ARM).' },
   ramGiB: { schema: z.number().nonnegative(), doc: 'Total system memory in GiB, one decimal.' },
-  usableRamGiB: { schema: z.number().nonnegative(), doc: 'System memory a run may plan on in GiB (container limit, OS reserve).' },
+  usableRamGiB: {
+    schema: z.number().nonnegative(),
+    doc: 'System memory a run may plan on in GiB (container limit, OS reserve).',
+  },
   storageKind: {
     schema: z.enum(['nvme', 'ssd', 'hdd', 'unknown']),
     doc: 'Kind of the storage device with the most free space (where datasets and checkpoints go).',
@@ -85,13 +112,25 @@ export const FACTS = {
 
   onBattery: { schema: z.boolean(), doc: 'A laptop running on battery.' },
   batteryPercent: { schema: nullableNumber, doc: 'Battery charge in percent; null without a battery.' },
-  throttlingRisk: { schema: z.enum(['low', 'medium', 'high', 'unknown']), doc: 'Thermal throttling risk from the profile.' },
+  throttlingRisk: {
+    schema: z.enum(['low', 'medium', 'high', 'unknown']),
+    doc: 'Thermal throttling risk from the profile.',
+  },
 
-  workloadKind: { schema: z.enum(['pretrain', 'finetune', 'none']), doc: 'What is trained; none when no workload is given.' },
+  workloadKind: {
+    schema: z.enum(['pretrain', 'finetune', 'none']),
+    doc: 'What is trained; none when no workload is given.',
+  },
   method: { schema: z.enum(['auto', 'full', 'lora', 'qlora', 'none']), doc: 'Fine-tuning method asked for.' },
-  modelParamsB: { schema: nullableNumber, doc: 'Parameters of the model in billions, when the planner knows them.' },
+  modelParamsB: {
+    schema: nullableNumber,
+    doc: 'Parameters of the model in billions, when the planner knows them.',
+  },
   seq: { schema: z.number().int().positive().nullable(), doc: 'Sequence length asked for, when given.' },
-  nodes: { schema: z.number().int().positive(), doc: 'Machines in the job (1 unless the workload says more).' },
+  nodes: {
+    schema: z.number().int().positive(),
+    doc: 'Machines in the job (1 unless the workload says more).',
+  },
 } as const satisfies Record<string, { schema: z.ZodType; doc: string }>
 
 export type FactName = keyof typeof FACTS

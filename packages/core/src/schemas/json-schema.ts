@@ -6,7 +6,8 @@ export function renderJsonSchemas(): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, schema] of Object.entries(PUBLIC_SCHEMAS)) {
     const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' })
-    out[`${name}.schema.json`] = `${JSON.stringify({ $id: `https://rigfit.dev/schemas/${name}.schema.json`, ...json }, null, 2)}\n`
+    out[`${name}.schema.json`] =
+      `${JSON.stringify({ $id: `https://rigfit.dev/schemas/${name}.schema.json`, ...json }, null, 2)}\n`
   }
   return out
 }

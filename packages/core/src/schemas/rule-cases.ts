@@ -30,7 +30,11 @@ export const CaseExpectation = z
   .superRefine((expect, ctx) => {
     for (const [setting, value] of Object.entries(expect.settings ?? {})) {
       if (!SETTING_VALUES[setting as SettingName].safeParse(value).success) {
-        ctx.addIssue({ code: 'custom', path: ['settings', setting], message: `${JSON.stringify(value)} is not a valid ${setting}` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['settings', setting],
+          message: `${JSON.stringify(value)} is not a valid ${setting}`,
+        })
       }
     }
   })
@@ -41,7 +45,10 @@ export const RuleCaseInput = z
   .strictObject({
     name: z.string().min(1).max(200),
     /** A fixture profile by file name without .json, looked up in the pack's fixtures/ folder. */
-    fixture: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional(),
+    fixture: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/)
+      .optional(),
     /** An inline HardwareProfile instead of a fixture. */
     profile: z.record(z.string(), z.unknown()).optional(),
     /** Changes to the profile by dotted path: { "power.onBattery": true, "gpus.0.driverVersion": "470.82.01" }. */
@@ -67,4 +74,3 @@ export const RuleCaseFile = z.strictObject({
   cases: z.array(RuleCaseInput).min(1).max(500),
 })
 export type RuleCaseFile = z.infer<typeof RuleCaseFile>
-

@@ -62,7 +62,9 @@ export const Condition = z
     const isReference = typeof value === 'object' && value !== null && !Array.isArray(value)
     if (isReference) {
       const other = factKind(value.fact)
-      const comparable = other === kind || (kind !== 'number' && kind !== 'boolean' && other !== 'number' && other !== 'boolean')
+      const comparable =
+        other === kind ||
+        (kind !== 'number' && kind !== 'boolean' && other !== 'number' && other !== 'boolean')
       if (!comparable || operator === 'in' || operator === 'notIn' || operator === 'startsWith') {
         ctx.addIssue({
           code: 'custom',
@@ -74,9 +76,17 @@ export const Condition = z
     }
     if (NUMERIC_OPERATORS.has(operator)) {
       if (kind !== 'number') {
-        ctx.addIssue({ code: 'custom', path: ['operator'], message: `"${operator}" needs a numeric fact; "${fact}" is ${kind}` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['operator'],
+          message: `"${operator}" needs a numeric fact; "${fact}" is ${kind}`,
+        })
       } else if (typeof value !== 'number') {
-        ctx.addIssue({ code: 'custom', path: ['value'], message: `"${operator}" compares with a number, got ${JSON.stringify(value)}` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['value'],
+          message: `"${operator}" compares with a number, got ${JSON.stringify(value)}`,
+        })
       }
       return
     }
@@ -93,18 +103,27 @@ export const Condition = z
       return
     }
     if (Array.isArray(value)) {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: `"${operator}" compares with one value, not a list (use "in")` })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: `"${operator}" compares with one value, not a list (use "in")`,
+      })
       return
     }
     if (operator === 'startsWith') {
       if (kind !== 'string' && kind !== 'enum') {
-        ctx.addIssue({ code: 'custom', path: ['operator'], message: `"startsWith" needs a text fact; "${fact}" is ${kind}` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['operator'],
+          message: `"startsWith" needs a text fact; "${fact}" is ${kind}`,
+        })
       } else if (typeof value !== 'string' || value.length === 0) {
         ctx.addIssue({ code: 'custom', path: ['value'], message: '"startsWith" needs a non-empty string' })
       }
       return
     }
-    if (!acceptsValue(fact, value)) ctx.addIssue({ code: 'custom', path: ['value'], message: valueMismatch(fact, value) })
+    if (!acceptsValue(fact, value))
+      ctx.addIssue({ code: 'custom', path: ['value'], message: valueMismatch(fact, value) })
   })
 export type Condition = z.infer<typeof Condition>
 
@@ -112,7 +131,11 @@ function valueMismatch(fact: FactName, value: unknown): string {
   return `${JSON.stringify(value)} is not a value fact "${fact}" can take (${factKind(fact)})`
 }
 
-export type ConditionTree = Condition | { all: ConditionTree[] } | { any: ConditionTree[] } | { not: ConditionTree }
+export type ConditionTree =
+  | Condition
+  | { all: ConditionTree[] }
+  | { any: ConditionTree[] }
+  | { not: ConditionTree }
 
 export const ConditionTree: z.ZodType<ConditionTree> = z.lazy(() =>
   z.union([
@@ -207,7 +230,11 @@ export const MessageId = z
   .max(80)
 const EventValue = z.union([z.string().max(200), z.number(), z.boolean(), FactReference])
 
-function checkSettingValue(setting: SettingName, value: SettingValue | FactReference, ctx: z.RefinementCtx): void {
+function checkSettingValue(
+  setting: SettingName,
+  value: SettingValue | FactReference,
+  ctx: z.RefinementCtx,
+): void {
   if (typeof value === 'object') {
     const kind = factKind(value.fact)
     if (settingKind(setting) !== 'number' || kind !== 'number') {
@@ -241,7 +268,11 @@ export const CapEvent = z.strictObject({
     .strictObject({ setting: SettingName, max: z.union([z.number(), FactReference]), reason: Reason })
     .superRefine((params, ctx) => {
       if (settingKind(params.setting) !== 'number') {
-        ctx.addIssue({ code: 'custom', path: ['setting'], message: `only numeric settings can be capped; "${params.setting}" is not` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['setting'],
+          message: `only numeric settings can be capped; "${params.setting}" is not`,
+        })
         return
       }
       if (typeof params.max === 'object') {
@@ -256,7 +287,11 @@ export const CapEvent = z.strictObject({
 export const ForbidEvent = z.strictObject({
   type: z.literal('forbid'),
   params: z
-    .strictObject({ setting: SettingName, value: z.union([z.string().max(200), z.number(), z.boolean()]), reason: Reason })
+    .strictObject({
+      setting: SettingName,
+      value: z.union([z.string().max(200), z.number(), z.boolean()]),
+      reason: Reason,
+    })
     .superRefine((params, ctx) => checkSettingValue(params.setting, params.value, ctx)),
 })
 export const WarnEvent = z.strictObject({
@@ -274,7 +309,13 @@ export const SuggestEvent = z.strictObject({
 })
 
 /** The closed event vocabulary: set a setting, cap it, forbid a value, warn, suggest. */
-export const RuleEvent = z.discriminatedUnion('type', [SetEvent, CapEvent, ForbidEvent, WarnEvent, SuggestEvent])
+export const RuleEvent = z.discriminatedUnion('type', [
+  SetEvent,
+  CapEvent,
+  ForbidEvent,
+  WarnEvent,
+  SuggestEvent,
+])
 export type RuleEvent = z.infer<typeof RuleEvent>
 export type RuleEventType = RuleEvent['type']
 
@@ -335,7 +376,11 @@ export const RulePack = PackManifest.extend({
       rules.forEach((rule, index) => {
         const first = seen.get(rule.id)
         if (first !== undefined) {
-          ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate rule id "${rule.id}" (also rules[${first}])` })
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `duplicate rule id "${rule.id}" (also rules[${first}])`,
+          })
         } else seen.set(rule.id, index)
       })
     }),

@@ -126,7 +126,9 @@ export const TrainingPlan = z.object({
   }),
   /** Where each model sits when frozen companion models share the GPUs; null for a single model. */
   placement: z
-    .array(z.object({ device: z.number().int().nonnegative(), models: z.array(z.string()), frozenBytes: Bytes }))
+    .array(
+      z.object({ device: z.number().int().nonnegative(), models: z.array(z.string()), frozenBytes: Bytes }),
+    )
     .nullable()
     .optional(),
   warnings: z.array(Advice),

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { Advice, LaunchSettings, TrainingPlan } from '@rigfit/core'
+import { type Advice, type LaunchSettings, RigfitError, type TrainingPlan } from '@rigfit/core'
 import { writeFileAtomic } from './atomic-write.js'
 
 /**
@@ -94,6 +94,18 @@ function scaleMemoryForMicroBatch(
 /** Writes the plan copy for one attempt next to the run's log; the user's own plan file is never touched. */
 export async function writePlanCopy(logDir: string, attempt: number, plan: TrainingPlan): Promise<string> {
   const path = join(logDir, `plan.attempt-${attempt}.json`)
-  await writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`)
+  try {
+    await writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new RigfitError(
+      'io',
+      'E_PLAN_COPY_WRITE',
+      `cannot write the plan copy ${path}: ${code ?? (error as Error).message}`,
+      {
+        suggestion: 'Free some space or pass a writable --log-dir.',
+      },
+    )
+  }
   return path
 }

@@ -11,8 +11,11 @@ export class RecordSink {
   private readonly file: WriteStream
   private jsonOut: Writable | null
 
-  private constructor(fd: number, jsonOut: Writable | null) {
+  private constructor(fd: number, jsonOut: Writable | null, onFileError: (error: Error) => void) {
     this.file = createWriteStream('', { fd, encoding: 'utf8' })
+    // A full disk must not end the training it records: say so once and carry on without the file.
+    this.file.once('error', onFileError)
+    this.file.on('error', () => {})
     this.jsonOut = jsonOut
     jsonOut?.on('error', () => {
       this.jsonOut = null
@@ -20,7 +23,10 @@ export class RecordSink {
   }
 
   /** Creates the log file; an existing one is an error unless `force` (then it is replaced). */
-  static open(path: string, options: { force: boolean; jsonOut: Writable | null }): RecordSink {
+  static open(
+    path: string,
+    options: { force: boolean; jsonOut: Writable | null; onFileError: (error: Error) => void },
+  ): RecordSink {
     let fd: number
     try {
       fd = openSync(path, options.force ? 'w' : 'wx')
@@ -41,7 +47,7 @@ export class RecordSink {
       )
     }
     try {
-      return new RecordSink(fd, options.jsonOut)
+      return new RecordSink(fd, options.jsonOut, options.onFileError)
     } catch (error) {
       closeSync(fd)
       throw error
@@ -50,11 +56,15 @@ export class RecordSink {
 
   write(record: MonitorRecord): void {
     const line = `${JSON.stringify(record)}\n`
-    this.file.write(line)
+    if (!this.file.destroyed) this.file.write(line)
     if (record.type !== 'output') this.jsonOut?.write(line)
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => this.file.end(() => resolve()))
+    if (this.file.destroyed) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.file.once('close', () => resolve())
+      this.file.end()
+    })
   }
 }

@@ -97,6 +97,7 @@ class LiveView implements MonitorView {
 class PlainView implements MonitorView {
   private lastLine = 0
   private lastState: ViewState | null = null
+  private lastPrinted = ''
 
   constructor(
     private readonly io: ViewIo,
@@ -121,12 +122,18 @@ class PlainView implements MonitorView {
     const now = Date.now()
     if (now - this.lastLine < this.statusSeconds * 1000) return
     this.lastLine = now
-    this.io.stderr.write(`${renderStatusLine(state)}\n`)
+    this.print(renderStatusLine(state))
   }
 
   /** The final figures, once, unless quiet. */
   close(): void {
-    if (!this.quiet && this.lastState !== null) this.io.stderr.write(`${renderStatusLine(this.lastState)}\n`)
+    if (!this.quiet && this.lastState !== null) this.print(renderStatusLine(this.lastState))
+  }
+
+  private print(line: string): void {
+    if (line === this.lastPrinted) return
+    this.lastPrinted = line
+    this.io.stderr.write(`${line}\n`)
   }
 }
 

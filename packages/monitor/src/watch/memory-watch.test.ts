@@ -58,6 +58,7 @@ describe('MemoryWatch', () => {
     expect(leak?.details).toMatchObject({ unit: 'step', device: 'GPU0' })
     expect(findings.some((f) => f.cause === 'oom-imminent')).toBe(true)
     const first = findings.find((f) => f.cause === 'oom-imminent')
-    expect((first?.details.projectedOomIn as { steps: number }).steps).toBeLessThanOrEqual(10)
+    expect(first).toBeDefined()
+    expect((first?.details.projectedOomIn as { steps: number } | undefined)?.steps).toBeLessThanOrEqual(10)
   })
 })

@@ -8,11 +8,18 @@ export default class RulesList extends RigfitCommand {
   static override summary = 'List the rule packs in force and their rules.'
   static override description =
     'Shows the core defaults, the pack of every installed plugin, and your own packs (from the config folder and --rules), in precedence order: core < vendor < user. Packs that fail to load are reported and skipped.'
-  static override examples = ['<%= config.bin %> rules list', '<%= config.bin %> rules list --pack rtx40', '<%= config.bin %> rules list --json']
+  static override examples = [
+    '<%= config.bin %> rules list',
+    '<%= config.bin %> rules list --pack rtx40',
+    '<%= config.bin %> rules list --json',
+  ]
 
   static override flags = {
     pack: Flags.string({ description: 'Show only this pack.', helpValue: 'NAME' }),
-    rules: Flags.string({ description: 'Also load the packs in this folder (or this pack).', helpValue: 'DIR' }),
+    rules: Flags.string({
+      description: 'Also load the packs in this folder (or this pack).',
+      helpValue: 'DIR',
+    }),
   }
 
   async run(): Promise<{ packs: LoadedPack[]; problems: PackProblem[] }> {

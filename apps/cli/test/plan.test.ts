@@ -209,4 +209,31 @@ describe('rigfit analyze and plan on this machine and what-if hardware', () => {
     expect(typo.status).toBe(2)
     expect(typo.stderr).toMatch(/Did you mean/)
   })
+
+  it('plans frozen companion models beside the trained one (--frozen-model)', () => {
+    const args = [
+      'plan',
+      '--model',
+      'gpt2',
+      '--method',
+      'full',
+      '--frozen-model',
+      'llama-3.1-8b',
+      '--frozen-model',
+      'qwen2.5-7b',
+      '--gpu',
+      'RTX 3090',
+      '--gpus',
+      '2',
+    ]
+    const plan = json(args)
+    expect(plan.settings.strategy).toBe('model-split')
+    expect(plan.placement).toHaveLength(2)
+    expect(plan.placement.flatMap((device: { models: string[] }) => device.models).sort()).toEqual([
+      'gpt2',
+      'llama-3.1-8b',
+      'qwen2.5-7b',
+    ])
+    expect(rigfit(args).stdout).toMatch(/Placement:\n\s+GPU 0: gpt2/)
+  })
 })

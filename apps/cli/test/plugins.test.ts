@@ -6,7 +6,10 @@ const cli = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 
 describe('rigfit plugins', () => {
   it('lists the seven bundled vendor plugins without needing --core', () => {
-    const result = spawnSync(process.execPath, [cli, 'plugins'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+    const result = spawnSync(process.execPath, [cli, 'plugins'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    })
     expect(result.status).toBe(0)
     // oclif colours versions when it thinks a terminal (or CI) can show it.
     const text = result.stdout.replace(/\u001b\[[0-9;]*m/g, '')

@@ -55,7 +55,9 @@ export function autoHeuristic(input: HeuristicInput): HeuristicResult {
     tierGiB = tier?.[0] ?? 0
     base = input.compile ? (tier?.[1] ?? 1) : (tier?.[2] ?? 1)
   }
-  const microBatch = Math.max(1, Math.round(base * scale))
+  // A tier batch above the target's share per GPU would overshoot the effective batch: hold it at the share.
+  const share = Math.max(1, Math.floor(input.targetEffectiveBatch / Math.max(1, input.gpus)))
+  const microBatch = Math.min(share, Math.max(1, Math.round(base * scale)))
   const perStep = microBatch * Math.max(1, input.gpus)
   const gradAccum = Math.max(1, Math.round(input.targetEffectiveBatch / perStep))
   const where =

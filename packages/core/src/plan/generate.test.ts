@@ -167,6 +167,33 @@ describe('generatePlan choices', () => {
   })
 })
 
+describe('generatePlan with frozen companion models (elastic setup)', () => {
+  it('replicates everything on 80 GB GPUs and splits models across 24 GB GPUs', async () => {
+    const llama = await resolveModel('llama-3.1-8b')
+    const qwen = await resolveModel('qwen2.5-7b')
+    const workload = pretrain({
+      kind: 'finetune',
+      model: await resolveModel('gpt2'),
+      method: 'full',
+      frozenModels: [llama, qwen],
+    })
+    const h100 = await planFor(machine('dgx-8x-h100'), workload, 'balanced')
+    expect(h100.settings.strategy).toBe('ddp')
+    expect(h100.placement?.every((device) => device.models.length === 3)).toBe(true)
+    const split = await planFor(machine('workstation-2x-rtx3090'), workload, 'balanced')
+    expect(split.settings.strategy).toBe('model-split')
+    // The trained model has GPU 0 to itself among the replicas: no data parallelism.
+    expect(split.settings.gpus).toBe(1)
+    expect(split.hardware.gpus).toBe(2)
+    expect(split.settings.effectiveBatch).toBe(split.settings.microBatch * split.settings.gradAccum)
+    const holders = (id: string) =>
+      (split.placement ?? []).filter((device) => device.models.includes(id)).length
+    expect(holders(llama.id)).toBe(1)
+    expect(holders(qwen.id)).toBe(1)
+    expect(split.placement?.[0]?.models[0]).toBe(split.model.id)
+  })
+})
+
 function provenance(rule: string) {
   return { rule, pack: 'test-pack', layer: 'user' as const, priority: 50, facts: {}, reason: 'test' }
 }

@@ -118,7 +118,20 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
   )
 
   const frozen = workload.frozenModels.map((spec) => ({ spec, params: countParams(spec).total }))
-  const targetFor = targetEffectiveBatch(workload, options, mode, gpus, nodes)
+  // Frozen companion models are placed first. When they do not all fit beside the trained model on every GPU,
+  // each goes to a GPU of its own and the trained model trains on GPU 0 alone, without data parallelism.
+  const probe =
+    frozen.length > 0
+      ? placeModels({
+          trainedId: 'trained',
+          trainedBytes: workload.model ? countParams(workload.model).total * 2 : 0,
+          frozen,
+          gpus: Math.max(1, gpus),
+          capacityBytes: budgetBytes,
+        })
+      : null
+  const dataParallelGpus = probe?.strategy === 'model-split' ? 1 : gpus
+  const targetFor = targetEffectiveBatch(workload, options, mode, dataParallelGpus, nodes)
 
   const seqCap = reader.cap('seq') ?? Number.POSITIVE_INFINITY
   const mbCap = reader.cap('microBatch') ?? Number.POSITIVE_INFINITY
@@ -129,14 +142,14 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
       options.baseBatch ? mb <= options.baseBatch : true,
     ),
     gradCheckpointing: booleanChoices(reader, 'gradCheckpointing'),
-    shardings: shardingChoices(reader, gpus, nodes),
+    shardings: shardingChoices(reader, dataParallelGpus, nodes),
     offloads: offloadChoices(reader, mode, cpuOnly),
     precision,
     attention,
     optimizer,
     fusedOptimizer,
     tf32,
-    gpus,
+    gpus: dataParallelGpus,
     nodes,
     budgetBytes,
     hostBudgetBytes: profile.memory.usableBytes * HOST_OFFLOAD_SHARE,
@@ -145,19 +158,18 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
         ? params * budget.tokensPerParam
         : (datasetTokens(workload) ?? Number.POSITIVE_INFINITY),
     maxHours: workload.timeBudgetHours ?? budget.hoursRange[1],
-    efficiency: (sharding) => scalingEfficiency(gpus, nodes, sharding, profile.interconnect.kind),
+    efficiency: (sharding) => scalingEfficiency(dataParallelGpus, nodes, sharding, profile.interconnect.kind),
     fillMemory: mode === 'extreme',
     exactTarget: workload.targetEffectiveBatch !== null || Boolean(options.baseBatch),
     microBatchRange: budget.microBatchRange,
   }
 
   const seqs = sequenceCandidates(workload, budget, seqCap)
-  const placementProbe = frozen.length > 0 ? frozenBytesOnDevice(frozen, gpus, devices, workload) : 0
   const fullSpace: SearchSpace = {
     ...space,
     seqs,
     targetEffectiveBatch: targetFor,
-    frozenBytes: placementProbe,
+    frozenBytes: probe?.frozenBytesOnTrainingGpu ?? 0,
   }
   let { fitting, evaluated } = searchCandidates(fullSpace, devices)
   if (fitting.length === 0) {
@@ -196,6 +208,7 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
     memoryFraction,
     frozen,
     targetFor,
+    dataParallelGpus,
   })
 }
 
@@ -211,6 +224,8 @@ interface AssembleInput {
   memoryFraction: number
   frozen: { spec: ModelSpec; params: number }[]
   targetFor: number
+  /** GPUs that hold a replica of the trained model: all of them, or 1 when models are split across GPUs. */
+  dataParallelGpus: number
 }
 
 function assemblePlan(input: AssembleInput): TrainingPlan {
@@ -218,6 +233,7 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
   const { profile, workload, mode } = request
   const options = request.options ?? {}
   const gpus = devices.gpus.length
+  const dpGpus = input.dataParallelGpus
   const nodes = workload.nodes
   const cpuOnly = devices.kind === 'cpu'
   const params = best.result.params
@@ -246,7 +262,7 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
     `reaches the target effective batch of ${input.targetFor} sequences`,
     {
       microBatch: best.microBatch,
-      gpus,
+      gpus: dpGpus,
       nodes,
     },
   )
@@ -347,7 +363,7 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
     'keep workers alive between epochs',
   )
 
-  const efficiency = scalingEfficiency(gpus, nodes, best.sharding, profile.interconnect.kind)
+  const efficiency = scalingEfficiency(dpGpus, nodes, best.sharding, profile.interconnect.kind)
   const tps = best.tokensPerSecond
   const datasetTok = datasetTokens(workload)
   const tokens = tokenBudget({
@@ -360,7 +376,7 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
         ? (datasetTok ?? Math.floor(tps * (workload.timeBudgetHours ?? budget.hoursRange[1]) * 3600))
         : null,
   })
-  const effectiveBatch = best.microBatch * best.gradAccum * Math.max(1, gpus) * nodes
+  const effectiveBatch = best.microBatch * best.gradAccum * Math.max(1, dpGpus) * nodes
   const tokensPerStep = effectiveBatch * best.seq
   const totalHours = tps > 0 ? tokens.budget / tps / 3600 : 0
   const power = estimatePower({
@@ -410,7 +426,8 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
 
   const settings: Settings = {
     device: devices.kind,
-    gpus,
+    // GPUs in data parallel: with models split across GPUs, the trained model's one.
+    gpus: cpuOnly ? 0 : dpGpus,
     nodes,
     microBatch: best.microBatch,
     gradAccum: best.gradAccum,
@@ -443,7 +460,7 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
 
   const throughput = {
     tokensPerSecond: tps,
-    tokensPerSecondPerDevice: tps / Math.max(1, gpus) / nodes,
+    tokensPerSecondPerDevice: tps / Math.max(1, dpGpus) / nodes,
     stepSeconds: tps > 0 ? tokensPerStep / tps : 0,
     mfu: (best.result.throughput?.mfu ?? 0) * efficiency,
   }
@@ -646,22 +663,6 @@ function targetEffectiveBatch(
   if (options.baseBatch) return options.baseBatch * Math.max(1, gpus) * nodes
   const seq = workload.seq ?? MODE_BUDGETS[mode].seqRange[1]
   return Math.max(1, Math.round(DEFAULT_TOKENS_PER_STEP[mode] / seq))
-}
-
-function frozenBytesOnDevice(
-  frozen: { spec: ModelSpec; params: number }[],
-  gpus: number,
-  devices: TrainingDevices,
-  workload: Workload,
-): number {
-  const trainedBytes = workload.model ? countParams(workload.model).total * 2 : 0
-  return placeModels({
-    trainedId: 'trained',
-    trainedBytes,
-    frozen,
-    gpus: Math.max(1, gpus),
-    capacityBytes: devices.capacityBytes,
-  }).frozenBytesOnTrainingGpu
 }
 
 function datasetTokens(workload: Workload): number | null {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { Bytes, DeviceKind, Precision } from './common.js'
+import { Bytes, Precision } from './common.js'
+import { Settings } from './training-plan.js'
 
 /**
  * `rigfit monitor` records: one JSON object per line in the run's `monitor.jsonl` (and on stdout with
@@ -31,15 +32,15 @@ export const MonitorBatteryReading = z.object({
 export type MonitorBatteryReading = z.infer<typeof MonitorBatteryReading>
 
 /** The batch and numeric settings handed to the trainer on a launch (env vars and plan copy). */
-export const LaunchSettings = z.object({
-  device: DeviceKind,
-  gpus: z.number().int().nonnegative(),
-  nodes: z.number().int().positive(),
-  microBatch: z.number().int().positive(),
-  gradAccum: z.number().int().positive(),
-  /** microBatch x gradAccum x max(gpus, 1) x nodes, in sequences. */
-  effectiveBatch: z.number().int().positive(),
-  gradCheckpointing: z.boolean(),
+export const LaunchSettings = Settings.pick({
+  device: true,
+  gpus: true,
+  nodes: true,
+  microBatch: true,
+  gradAccum: true,
+  effectiveBatch: true,
+  gradCheckpointing: true,
+}).extend({
   /** Null when neither a plan nor a flag told the monitor the precision (then RIGFIT_PRECISION is not set). */
   precision: Precision.nullable(),
 })

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest'
+import { planCheckpoints } from './checkpoints.js'
+import { findCloudPreset } from './cloud-presets.js'
+import { estimatePower } from './power.js'
+import { tokenBudget } from './token-budget.js'
+
+describe('tokenBudget', () => {
+  it('is Chinchilla when time allows, and reports the time budget when it binds', () => {
+    const free = tokenBudget({
+      params: 100e6,
+      tokensPerParam: 20,
+      tokensPerSecond: 1e6,
+      maxHours: 6,
+      datasetTokens: null,
+    })
+    expect(free).toMatchObject({ budget: 2e9, binding: 'chinchilla', tokensPerParam: 20 })
+    const bound = tokenBudget({
+      params: 100e6,
+      tokensPerParam: 20,
+      tokensPerSecond: 1e4,
+      maxHours: 2,
+      datasetTokens: null,
+    })
+    expect(bound.binding).toBe('time-budget')
+    expect(bound.budget).toBe(1e4 * 2 * 3600)
+  })
+  it('takes the dataset as the budget for fine-tuning unless time is shorter', () => {
+    expect(
+      tokenBudget({
+        params: 7e9,
+        tokensPerParam: 20,
+        tokensPerSecond: 1e4,
+        maxHours: 100,
+        datasetTokens: 5e8,
+      }).binding,
+    ).toBe('dataset')
+  })
+})
+
+describe('estimatePower', () => {
+  it('draws the mode share of TDP, capped by the power limit, and reports PSU headroom at full load', () => {
+    const power = estimatePower({
+      deviceTdpWatts: [450],
+      devicePowerLimitWatts: [300],
+      tdpFraction: 0.95,
+      physicalCores: 16,
+      cpuOnly: false,
+      hours: 10,
+      psuWatts: 750,
+    })
+    expect(power.watts).toBe(300 + Math.round(160 * 0.3))
+    expect(power.energyKWh).toBeCloseTo((power.watts * 10) / 1000)
+    expect(power.psuHeadroomWatts).toBe(750 - (450 + 160 + 50))
+  })
+})
+
+describe('planCheckpoints', () => {
+  it('saves every 30 minutes on long runs, more often on short ones, and checks the disk', () => {
+    expect(
+      planCheckpoints({
+        totalHours: 10,
+        checkpointBytes: 1e9,
+        kept: 3,
+        datasetCacheBytes: 5e9,
+        diskFreeBytes: 1e10,
+      }),
+    ).toMatchObject({
+      intervalMinutes: 30,
+      diskNeededBytes: 8e9,
+      fitsOnDisk: true,
+    })
+    const short = planCheckpoints({
+      totalHours: 1,
+      checkpointBytes: 1e9,
+      kept: 5,
+      datasetCacheBytes: 0,
+      diskFreeBytes: 2e9,
+    })
+    expect(short.intervalMinutes).toBe(6)
+    expect(short.fitsOnDisk).toBe(false)
+  })
+})
+
+describe('cloud presets', () => {
+  it('finds presets by id, with or without the Azure Standard_ prefix', () => {
+    expect(findCloudPreset('p4d.24xlarge')?.gpus).toBe(8)
+    expect(findCloudPreset('Standard_NC6s_v3')?.gpu).toMatch(/V100/)
+    expect(findCloudPreset('nope')).toBeUndefined()
+  })
+})

@@ -23,6 +23,11 @@ export default class Analyze extends RigfitCommand {
   ]
   static override flags = {
     'profile-only': Flags.boolean({ description: 'Print the hardware profile and score, no plans.' }),
+    benchmark: Flags.boolean({
+      description:
+        'Also measure memory bandwidth and disk speed first (about 10 s): sharper CPU speed estimates.',
+      exclusive: ['from', 'instance'],
+    }),
     'generate-configs': Flags.boolean({
       description: 'Write each plan and its trainer configs (hf, accelerate, deepspeed, torchrun) to --out.',
     }),
@@ -36,7 +41,10 @@ export default class Analyze extends RigfitCommand {
 
   async run(): Promise<unknown> {
     const { flags } = await this.parse(Analyze)
-    const profile = await resolvePlanningProfile(this, flags)
+    const profile = await resolvePlanningProfile(this, flags, {
+      benchmark: flags.benchmark,
+      progress: !this.jsonEnabled(),
+    })
     const score = performanceScore(profile)
     if (flags['profile-only']) {
       if (!this.jsonEnabled()) this.log([renderProfileSummary(profile), '', renderScore(score)].join('\n'))

@@ -44,11 +44,9 @@ function toRigfitError(error: Error & { oclif?: { exit?: number } }): RigfitErro
     )
   }
   if (error instanceof Errors.ExitError) return null
-  const isFlagError =
-    /flag|argument|Expected|Unexpected|Missing required|Nonexistent/i.test(error.message) &&
-    error.oclif?.exit === 2
+  // oclif marks flag and argument parsing errors (unknown, missing, invalid, exclusive) with exit code 2.
   if (
-    isFlagError ||
+    error.oclif?.exit === 2 ||
     error.name === 'CLIError' ||
     error.constructor?.name?.endsWith('FlagError') ||
     error.constructor?.name?.endsWith('ArgError')
@@ -57,7 +55,10 @@ function toRigfitError(error: Error & { oclif?: { exit?: number } }): RigfitErro
     const message = error.message
       .split('\n')
       .map((line) => line.trim())
-      .filter((line) => line !== '' && !/^See more help with/.test(line))
+      .filter(
+        (line) =>
+          line !== '' && !/^See more help with/.test(line) && !/^The following error occurred:?$/.test(line),
+      )
       .join(': ')
     return new RigfitError('usage', 'E_USAGE', message, {
       suggestion: 'Run the command with --help to see its flags.',

@@ -2,7 +2,7 @@ import { type Command, Flags } from '@oclif/core'
 import { CLOUD_PRESETS, findCloudPreset, type HardwareProfile, RigfitError } from '@rigfit/core'
 import { whatIfProfile } from '@rigfit/profiler'
 import { loadAllCatalogEntries } from './catalog.js'
-import { type ProfileSourceFlagValues, resolveProfile } from './profile-source.js'
+import { type ProfileSourceFlagValues, type ResolveProfileOptions, resolveProfile } from './profile-source.js'
 
 /** Cloud-preset flags shared by `analyze` and `plan`. */
 export const instanceFlags = {
@@ -45,8 +45,9 @@ export function pricePerHour(flags: InstanceFlagValues): number | null {
 export async function resolvePlanningProfile(
   command: Command,
   flags: InstanceFlagValues,
+  options: ResolveProfileOptions = {},
 ): Promise<HardwareProfile> {
-  if (!flags.instance) return resolveProfile(command, flags)
+  if (!flags.instance) return resolveProfile(command, flags, options)
   const preset = findCloudPreset(flags.instance)
   if (!preset) {
     throw new RigfitError('usage', 'E_UNKNOWN_INSTANCE', `No cloud preset named "${flags.instance}".`, {

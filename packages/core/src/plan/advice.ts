@@ -94,7 +94,7 @@ export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestion
     warnings.push(
       generated(
         'extreme-thermals',
-        `Extreme mode runs the GPUs at ${Math.round(budget.tdpFraction * 100)}% of TDP for ${input.totalHours.toFixed(1)} h: expect 80 °C+ and possible throttling; check cooling, and keep ${Math.round((1 - input.best.deviceBytes / devices.capacityBytes) * 100)}% memory headroom in mind: fragmentation can still OOM.`,
+        `This plan holds the GPUs at ${Math.round(budget.tdpFraction * 100)}% of TDP for ${input.totalHours.toFixed(1)} h with ${Math.round((1 - input.best.deviceBytes / devices.capacityBytes) * 100)}% of memory spare: run it under \`rigfit monitor --max-temp 85\` to pause before throttling and recover from an OOM.`,
       ),
     )
   }

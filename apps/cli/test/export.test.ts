@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process'
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeEach, describe, expect, it } from 'vitest'
 
 const bin = fileURLToPath(new URL('../bin/run.js', import.meta.url))
-const fixture = (name: string) =>
-  fileURLToPath(new URL(`../../../packages/exporters/test/fixtures/plans/${name}.json`, import.meta.url))
+const require = createRequire(import.meta.url)
+const fixture = (name: string) => require.resolve(`@rigfit/exporters/fixtures/plans/${name}.json`)
 
 function rigfit(...args: string[]) {
   const result = spawnSync(process.execPath, [bin, 'export', ...args], {

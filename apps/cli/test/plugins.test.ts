@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { stripVTControlCharacters } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
 const cli = fileURLToPath(new URL('../bin/run.js', import.meta.url))
@@ -12,7 +13,7 @@ describe('rigfit plugins', () => {
     })
     expect(result.status).toBe(0)
     // oclif colours versions when it thinks a terminal (or CI) can show it.
-    const text = result.stdout.replace(/\u001b\[[0-9;]*m/g, '')
+    const text = stripVTControlCharacters(result.stdout)
     for (const family of ['rtx40', 'rtx30', 'rtx20', 'datacenter', 'rdna', 'apple', 'cpu']) {
       expect(text).toMatch(new RegExp(`@rigfit/plugin-${family} \\d+\\.\\d+\\.\\d+`))
     }

@@ -148,6 +148,31 @@ describe('generatePlan choices', () => {
     expect(compileTrace).toMatchObject({ rule: 'compile-off', pack: 'test-pack', layer: 'user' })
   })
 
+  it('relaxes a rule-preferred search setting when nothing fits with it, and says so', async () => {
+    const model = await resolveModel('llama-3.1-8b')
+    const workload = pretrain({ kind: 'finetune', model, method: 'qlora', seq: 1024 })
+    const plan = await planFor(machine('desktop-rtx3060-12gb'), workload, 'balanced', (d) => ({
+      ...d,
+      settings: {
+        ...d.settings,
+        gradCheckpointing: {
+          setting: 'gradCheckpointing',
+          value: false,
+          source: 'set',
+          provenance: provenance('no-recompute'),
+          overridden: [],
+          cappedFrom: null,
+        },
+      },
+    }))
+    expect(plan.settings.seq).toBe(1024)
+    expect(plan.settings.gradCheckpointing).toBe(true)
+    expect(plan.warnings.map((w) => w.id)).toContain('rule-preference-relaxed')
+    expect(plan.trace.find((t) => t.setting === 'gradCheckpointing')?.reason).toMatch(
+      /test-pack\/no-recompute prefers false/,
+    )
+  })
+
   it('refuses with a fit error when nothing fits, suggesting what to change', async () => {
     const model = await resolveModel('llama-2-70b')
     const error = await planFor(

@@ -133,17 +133,21 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
   const dataParallelGpus = probe?.strategy === 'model-split' ? 1 : gpus
   const targetFor = targetEffectiveBatch(workload, options, mode, dataParallelGpus, nodes)
 
+  const searchedChoices = (preferRules: boolean) => ({
+    methods: methodCandidates(workload, mode, reader, cpuOnly, preferRules),
+    gradCheckpointing: booleanChoices(reader, 'gradCheckpointing', preferRules),
+    shardings: shardingChoices(reader, dataParallelGpus, nodes, preferRules),
+    offloads: offloadChoices(reader, mode, cpuOnly, preferRules),
+  })
   const seqCap = reader.cap('seq') ?? Number.POSITIVE_INFINITY
   const mbCap = reader.cap('microBatch') ?? Number.POSITIVE_INFINITY
   const space: Omit<SearchSpace, 'seqs' | 'targetEffectiveBatch' | 'frozenBytes'> = {
     models: modelCandidates(workload, budget),
-    methods: methodCandidates(workload, mode, reader, cpuOnly),
+    // Search dimensions start at the rule packs' preferences (relaxed below if nothing fits with them).
+    ...searchedChoices(true),
     microBatches: microBatchSteps(Math.min(budget.microBatchRange[1], mbCap)).filter((mb) =>
       options.baseBatch ? mb <= options.baseBatch : true,
     ),
-    gradCheckpointing: booleanChoices(reader, 'gradCheckpointing'),
-    shardings: shardingChoices(reader, dataParallelGpus, nodes),
-    offloads: offloadChoices(reader, mode, cpuOnly),
     precision,
     attention,
     optimizer,
@@ -171,13 +175,36 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
     targetEffectiveBatch: targetFor,
     frozenBytes: probe?.frozenBytesOnTrainingGpu ?? 0,
   }
-  let { fitting, evaluated } = searchCandidates(fullSpace, devices)
-  if (fitting.length === 0) {
-    // The mode's sequence range does not fit: fall back to shorter sequences before giving up.
-    const shorter = powersOfTwo(128, Math.min(seqs[seqs.length - 1] ?? 512, seqCap) / 2).reverse()
-    const retry = searchCandidates({ ...fullSpace, seqs: shorter }, devices)
-    fitting = retry.fitting
-    evaluated += retry.evaluated
+  // Shorter sequences first, then the rule packs' preferred checkpointing / sharding / offload / method
+  // relaxed (forbidden values stay out): a plan that fits beats an error.
+  // A sequence length the user asked for is kept; the mode's own range may shrink.
+  const shorter = workload.seq
+    ? []
+    : powersOfTwo(128, Math.min(seqs[seqs.length - 1] ?? 512, seqCap) / 2).reverse()
+  const ladder: SearchSpace[] = [
+    fullSpace,
+    { ...fullSpace, seqs: shorter },
+    { ...fullSpace, ...searchedChoices(false) },
+    { ...fullSpace, ...searchedChoices(false), seqs: shorter },
+  ]
+  let fitting: Candidate[] = []
+  let evaluated = 0
+  for (const [step, candidateSpace] of ladder.entries()) {
+    if (candidateSpace.seqs.length === 0) continue
+    const result = searchCandidates(candidateSpace, devices)
+    evaluated += result.evaluated
+    fitting = result.fitting
+    if (fitting.length === 0) continue
+    if (step >= 2) {
+      advice.warnings.push({
+        id: 'rule-preference-relaxed',
+        message:
+          "Nothing fits with the rule packs' preferred checkpointing, sharding, offload or method; the plan departs from them to fit (`rigfit explain gradCheckpointing` shows which).",
+        source: 'generator',
+        expectedGain: null,
+      })
+    }
+    break
   }
   if (fitting.length === 0) {
     throw new RigfitError(
@@ -592,6 +619,7 @@ function methodCandidates(
   mode: Mode,
   reader: DecisionReader,
   cpuOnly: boolean,
+  preferRules: boolean,
 ): SearchSpace['methods'] {
   const build = (method: Candidate['method']) => ({
     method,
@@ -599,7 +627,7 @@ function methodCandidates(
     quant: method === 'qlora' ? ('nf4' as const) : ('none' as const),
   })
   if (workload.kind === 'pretrain') return [build('full')]
-  const decided = reader.value<Candidate['method']>('method')
+  const decided = preferRules ? reader.value<Candidate['method']>('method') : undefined
   const order = workload.method !== 'auto' ? [workload.method] : decided ? [decided] : METHOD_ORDER[mode]
   // bitsandbytes NF4 kernels need a CUDA GPU.
   return reader
@@ -617,20 +645,34 @@ function sequenceCandidates(workload: Workload, budget: ModeBudget, cap: number)
   return (seqs.length > 0 ? seqs : [Math.min(low, cap, maxPositions)]).reverse()
 }
 
-function booleanChoices(reader: DecisionReader, setting: 'gradCheckpointing'): boolean[] {
-  const decided = reader.value<boolean>(setting)
+function booleanChoices(
+  reader: DecisionReader,
+  setting: 'gradCheckpointing',
+  preferRules: boolean,
+): boolean[] {
+  const decided = preferRules ? reader.value<boolean>(setting) : undefined
   return decided === undefined ? reader.allowed(setting, [false, true]) : [decided]
 }
 
-function shardingChoices(reader: DecisionReader, gpus: number, nodes: number): Sharding[] {
-  const decided = reader.value<Sharding>('sharding')
+function shardingChoices(
+  reader: DecisionReader,
+  gpus: number,
+  nodes: number,
+  preferRules: boolean,
+): Sharding[] {
+  const decided = preferRules ? reader.value<Sharding>('sharding') : undefined
   if (decided) return [decided]
   if (gpus * nodes <= 1) return ['none']
   return reader.allowed<Sharding>('sharding', ['none', 'zero1', 'zero2', 'fsdp'])
 }
 
-function offloadChoices(reader: DecisionReader, mode: Mode, cpuOnly: boolean): Offload[] {
-  const decided = reader.value<Offload>('offload')
+function offloadChoices(
+  reader: DecisionReader,
+  mode: Mode,
+  cpuOnly: boolean,
+  preferRules: boolean,
+): Offload[] {
+  const decided = preferRules ? reader.value<Offload>('offload') : undefined
   if (decided) return [decided]
   if (cpuOnly) return ['none']
   return reader.allowed<Offload>(
@@ -649,7 +691,15 @@ function recordSearched(
 ): void {
   const decision = decisions.settings[setting]
   if (decision && decision.value === value) reader.recordRule(setting, value, decision.provenance)
-  else reader.recordGenerator(setting, value, reason, facts)
+  else if (decision) {
+    const rule = `${decision.provenance.pack}/${decision.provenance.rule}`
+    reader.recordGenerator(
+      setting,
+      value,
+      `${rule} prefers ${JSON.stringify(decision.value)}, but nothing fits with it: ${reason}`,
+      facts,
+    )
+  } else reader.recordGenerator(setting, value, reason, facts)
 }
 
 function targetEffectiveBatch(

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { checkPlan } from '@rigfit/exporters'
 import { describe, expect, it } from 'vitest'
 
 // biome-ignore lint/suspicious/noExplicitAny: plans read back from the CLI's JSON output
@@ -16,11 +17,14 @@ const machines = readdirSync(machinesDir)
   .filter((file) => file.endsWith('.json'))
   .sort()
 
+// An empty config dir: a developer's own community packs must not change these plans.
+const configHome = mkdtempSync(join(tmpdir(), 'rigfit-config-'))
+
 function rigfit(args: string[], cwd?: string) {
   const result = spawnSync(process.execPath, [cli, ...args], {
     encoding: 'utf8',
     cwd,
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: configHome },
   })
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
@@ -58,6 +62,8 @@ describe('rigfit analyze: three plans for each fixture machine', () => {
         expect(plan.memory.perDevice.total).toBeLessThanOrEqual(
           plan.memory.capacityBytes * plan.memory.budgetFraction,
         )
+        // Every plan is one the trainers can run: the exporters' consistency checks pass.
+        expect(checkPlan(plan)).toEqual([])
         // A reader can see why each setting was chosen.
         for (const setting of ['precision', 'microBatch', 'seq', 'compile']) {
           expect(plan.trace.some((entry: { setting: string }) => entry.setting === setting)).toBe(true)

@@ -116,7 +116,9 @@ export function exportPlan(input: TrainingPlan, options: ExportOptions): ExportR
         jsonDocument({ format: exporter.name, mode: plan.mode, hardware: plan.hardware.summary, ...meta }),
       ),
     ]
-    planWarnings.push(...phases.phaseA.warnings.filter((w) => !plan.warnings.some((o) => o.id === w.id)))
+    const known = (w: Advice) => [...plan.warnings, ...planWarnings].some((o) => o.id === w.id)
+    for (const phase of [phases.phaseA, phases.phaseB])
+      planWarnings.push(...phase.warnings.filter((w) => !known(w)))
   } else {
     files = renderValidated(exporter, plan, ctx, null)
   }

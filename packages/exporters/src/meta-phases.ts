@@ -1,6 +1,10 @@
-import { RigfitError, type TrainingPlan } from '@rigfit/core'
+import { type Advice, gib, RigfitError, type TrainingPlan } from '@rigfit/core'
 import { exporterAdvice, exporterTrace } from './advice.js'
 import { assertPlanConsistent } from './check-plan.js'
+import { type PlanPoint, planPoint } from './estimate-input.js'
+import { processesPerNode } from './plan-facts.js'
+import { type Reestimate, reestimator } from './reestimate.js'
+import { runFigures } from './run-figures.js'
 
 /** Share of the token budget spent in phase A (bulk training at short sequence); phase B gets the rest. */
 export const PHASE_A_TOKEN_SHARE = 0.9
@@ -22,6 +26,9 @@ export interface PhaseSummary {
   steps: number
   hours: number
   tokensPerSecond: number
+  /** Predicted bytes per device (what nvidia-smi would show) and its share of device memory. */
+  memoryBytes: number
+  usedFraction: number
   resumeFrom: string | null
 }
 
@@ -33,47 +40,92 @@ export interface MetaPlans {
   totalHours: number
 }
 
+type Phase = 'A' | 'B'
+
+/** One phase's settings and the estimator's figures for them. */
+interface PhasePoint {
+  point: PlanPoint
+  figures: Reestimate
+}
+
 /**
- * Training FLOPs per token at a context length (Kaplan et al. 2020): 6N for the weights plus
- * 6 x layers x context x attention width for attention scores and their use.
+ * Phase A's batch shape: micro-batch x4 at a quarter of the sequence holds the tokens of a micro-step, and the
+ * accumulation stays, so an optimizer step holds the plan's tokens (effective batch x4 in sequences). When that
+ * micro-batch does not fit the plan's memory budget, the largest one that does and divides the sequences of a
+ * step takes its place, with the accumulation raised to keep the tokens per optimizer step. Returns the chosen
+ * shape and the x4 one it replaces.
  */
-export function trainingFlopsPerToken(plan: TrainingPlan, seq: number): number {
-  const attentionWidth = plan.model.heads * plan.model.headDim
-  return 6 * plan.params.total + 6 * plan.model.layers * seq * attentionWidth
+function phaseAShape(plan: TrainingPlan, seq: number, at: (point: PlanPoint) => Reestimate) {
+  const s = plan.settings
+  const sequencesPerStep = PHASE_A_SEQ_DIVISOR * s.microBatch * s.gradAccum
+  const wanted = PHASE_A_SEQ_DIVISOR * s.microBatch
+  let first: PhasePoint | null = null
+  let last: PhasePoint | null = null
+  for (let microBatch = wanted; microBatch >= 1; microBatch -= 1) {
+    if (sequencesPerStep % microBatch !== 0) continue
+    const point = { seq, microBatch, gradAccum: sequencesPerStep / microBatch, nodes: s.nodes }
+    last = { point, figures: at(point) }
+    first ??= last
+    if (last.figures.fits) break
+  }
+  // Micro-batch 1 divides every step, so the loop ran at least once.
+  return { chosen: last as PhasePoint, wanted: first as PhasePoint }
 }
 
 function phasePlan(
   plan: TrainingPlan,
-  phase: 'A' | 'B',
-  seq: number,
-  microBatch: number,
+  phase: Phase,
+  { point, figures }: PhasePoint,
   tokens: number,
-  tokensPerSecond: number,
+  extraWarnings: Advice[],
 ): TrainingPlan {
   const s = plan.settings
-  const effectiveBatch = s.effectiveBatch * (microBatch / s.microBatch)
+  const effectiveBatch = point.microBatch * point.gradAccum * processesPerNode(s) * point.nodes
   const share = plan.tokens.budget > 0 ? tokens / plan.tokens.budget : 0
-  const totalHours = tokensPerSecond > 0 ? tokens / tokensPerSecond / 3600 : 0
-  const facts = { baseSeq: s.seq, baseMicroBatch: s.microBatch, baseTokens: plan.tokens.budget, share }
+  const run = runFigures(plan, {
+    tokens,
+    tokensPerSecond: figures.throughput.tokensPerSecond,
+    tokensPerStep: effectiveBatch * point.seq,
+    watts: plan.power.watts,
+  })
+  const facts = {
+    baseSeq: s.seq,
+    baseMicroBatch: s.microBatch,
+    baseGradAccum: s.gradAccum,
+    baseTokens: plan.tokens.budget,
+    share,
+    predictedBytes: figures.deviceBytes,
+    budgetBytes: Math.floor(figures.budgetBytes),
+  }
   const reason =
     phase === 'A'
-      ? `phase A: ${Math.round(PHASE_A_TOKEN_SHARE * 100)}% of the tokens at 1/${PHASE_A_SEQ_DIVISOR} of the sequence, same tokens per micro-step`
-      : `phase B: the remaining tokens at the full sequence length, resumed from phase A`
+      ? `phase A: ${Math.round(PHASE_A_TOKEN_SHARE * 100)}% of the tokens at 1/${PHASE_A_SEQ_DIVISOR} of the sequence, the plan's tokens per optimizer step`
+      : 'phase B: the remaining tokens at the full sequence length, resumed from phase A'
+  const rule = `export.meta.phase-${phase.toLowerCase()}`
+  const warnings = [...plan.warnings, ...extraWarnings]
+  if (!figures.fits) {
+    warnings.push(
+      exporterAdvice(
+        `meta-phase-${phase.toLowerCase()}-over-budget`,
+        `Phase ${phase} needs ${gib(figures.deviceBytes)} GiB per device, over the plan's ${gib(figures.budgetBytes)} GiB budget.`,
+      ),
+    )
+  }
   return {
     ...plan,
     workload: {
       ...plan.workload,
-      description: `Phase ${phase} (sequence ${seq}) of ${plan.workload.description}`,
+      description: `Phase ${phase} (sequence ${point.seq}) of ${plan.workload.description}`,
     },
-    settings: { ...s, seq, microBatch, effectiveBatch },
-    throughput: {
-      ...plan.throughput,
-      tokensPerSecond,
-      tokensPerSecondPerDevice:
-        plan.throughput.tokensPerSecondPerDevice *
-        (tokensPerSecond / Math.max(plan.throughput.tokensPerSecond, 1e-9)),
-      stepSeconds: tokensPerSecond > 0 ? (effectiveBatch * seq) / tokensPerSecond : 0,
+    settings: {
+      ...s,
+      seq: point.seq,
+      microBatch: point.microBatch,
+      gradAccum: point.gradAccum,
+      effectiveBatch,
     },
+    memory: figures.memory,
+    throughput: figures.throughput,
     tokens: {
       ...plan.tokens,
       budget: tokens,
@@ -82,30 +134,21 @@ function phasePlan(
       timeBudgetTokens:
         plan.tokens.timeBudgetTokens === null ? null : Math.floor(plan.tokens.timeBudgetTokens * share),
     },
-    time: { totalHours, steps: Math.ceil(tokens / (effectiveBatch * seq)) },
-    power: { ...plan.power, energyKWh: (plan.power.watts * totalHours) / 1000 },
-    warnings:
-      phase === 'A'
-        ? [
-            ...plan.warnings,
-            exporterAdvice(
-              'meta-phase-a-memory',
-              'Phase A memory is the full-sequence figure: the same tokens per micro-step with shorter attention never need more.',
-            ),
-          ]
-        : plan.warnings,
+    ...run,
+    warnings,
     trace: [
       ...plan.trace,
-      exporterTrace('seq', seq, `export.meta.phase-${phase.toLowerCase()}`, reason, facts),
-      exporterTrace('microBatch', microBatch, `export.meta.phase-${phase.toLowerCase()}`, reason, facts),
+      exporterTrace('seq', point.seq, rule, reason, facts),
+      exporterTrace('microBatch', point.microBatch, rule, reason, facts),
+      exporterTrace('gradAccum', point.gradAccum, rule, reason, facts),
     ],
   }
 }
 
 /**
- * Splits a plan into phase A (bulk training at a quarter of the sequence length, micro-batch scaled up so each
- * micro-step holds the same tokens) and phase B (long-sequence extension at the plan's own length). Each phase
- * is a full plan with its own token budget; phase A's speed follows the attention FLOPs it saves.
+ * Splits a plan into phase A (bulk training at a quarter of the sequence length, see phaseAShape) and phase B
+ * (long-sequence extension at the plan's own settings). Each phase is a full plan: memory and speed re-estimated
+ * for its own sequence and batch shape, and its own token budget, steps, time, energy and checkpoint cadence.
  */
 export function deriveMetaPlans(plan: TrainingPlan): MetaPlans {
   const s = plan.settings
@@ -122,16 +165,20 @@ export function deriveMetaPlans(plan: TrainingPlan): MetaPlans {
   }
   const tokensA = Math.round(plan.tokens.budget * PHASE_A_TOKEN_SHARE)
   const tokensB = plan.tokens.budget - tokensA
-  const speedupA = trainingFlopsPerToken(plan, s.seq) / trainingFlopsPerToken(plan, seqA)
-  const phaseA = phasePlan(
-    plan,
-    'A',
-    seqA,
-    s.microBatch * PHASE_A_SEQ_DIVISOR,
-    tokensA,
-    plan.throughput.tokensPerSecond * speedupA,
-  )
-  const phaseB = phasePlan(plan, 'B', s.seq, s.microBatch, tokensB, plan.throughput.tokensPerSecond)
+  const at = reestimator(plan)
+  const { chosen, wanted } = phaseAShape(plan, seqA, at)
+  const lowered =
+    chosen === wanted
+      ? []
+      : [
+          exporterAdvice(
+            'meta-phase-a-micro-batch',
+            `Phase A at micro-batch ${wanted.point.microBatch} would need ${gib(wanted.figures.deviceBytes)} GiB per device, over the ${gib(wanted.figures.budgetBytes)} GiB budget: it trains at micro-batch ${chosen.point.microBatch} with accumulation ${chosen.point.gradAccum}, the same tokens per optimizer step.`,
+          ),
+        ]
+  const phaseA = phasePlan(plan, 'A', chosen, tokensA, lowered)
+  const pointB = planPoint(plan)
+  const phaseB = phasePlan(plan, 'B', { point: pointB, figures: at(pointB) }, tokensB, [])
   assertPlanConsistent(phaseA, 'phase A of the meta-config')
   assertPlanConsistent(phaseB, 'phase B of the meta-config')
   const summary = (
@@ -151,6 +198,8 @@ export function deriveMetaPlans(plan: TrainingPlan): MetaPlans {
     steps: p.time.steps,
     hours: p.time.totalHours,
     tokensPerSecond: p.throughput.tokensPerSecond,
+    memoryBytes: p.memory.perDevice.total,
+    usedFraction: p.memory.usedFraction,
     resumeFrom,
   })
   return {

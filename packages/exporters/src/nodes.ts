@@ -1,21 +1,15 @@
-import { RigfitError, type TrainingPlan } from '@rigfit/core'
+import { gib, RigfitError, type TrainingPlan, tokenBudget } from '@rigfit/core'
 import { exporterAdvice, exporterTrace } from './advice.js'
 import { assertPlanConsistent } from './check-plan.js'
 import { processesPerNode } from './plan-facts.js'
-
-/**
- * Share of linear speed-up assumed for each added node: gradients cross the network between nodes, which
- * intra-node links do not. An assumption, stated in a warning, until the monitor measures the real figure.
- */
-export const MULTI_NODE_EFFICIENCY = 0.9
-
-function nodeEfficiency(nodes: number): number {
-  return nodes > 1 ? MULTI_NODE_EFFICIENCY : 1
-}
+import { interNodeEfficiency, reestimator } from './reestimate.js'
+import { runFigures } from './run-figures.js'
 
 /**
  * The plan run on `nodes` identical nodes: accumulation shrinks so the effective batch stays where the plan
- * put it, and throughput, time, power and energy scale with the node count. Per-device memory is kept.
+ * put it; per-device memory and speed are re-estimated for the new accumulation and rank count (ZeRO shards
+ * over more ranks; DDP changes only through accumulation and its gradient buckets), the job's speed follows
+ * core's inter-node scaling efficiency, and tokens, time, steps, power and energy are derived from them.
  */
 export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
   const s = plan.settings
@@ -36,32 +30,38 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
   const perStep = s.microBatch * processesPerNode(s) * nodes
   const gradAccum = Math.max(1, Math.round(s.effectiveBatch / perStep))
   const effectiveBatch = perStep * gradAccum
-  const tokensPerSecond =
-    (plan.throughput.tokensPerSecond / (s.nodes * nodeEfficiency(s.nodes))) * nodes * nodeEfficiency(nodes)
-  const world = processesPerNode(s) * nodes
+  const figures = reestimator(plan)({ seq: s.seq, microBatch: s.microBatch, gradAccum, nodes })
+  const tokensPerSecond = figures.throughput.tokensPerSecond
+  // The token budget as the planner sets it: the time budget (the plan's hours at the plan's rate) binds at the
+  // new rate, else the dataset or the Chinchilla target the plan had.
   const hoursAllowed =
     plan.tokens.timeBudgetTokens !== null && plan.throughput.tokensPerSecond > 0
       ? plan.tokens.timeBudgetTokens / plan.throughput.tokensPerSecond / 3600
       : null
-  const timeBudgetTokens = hoursAllowed === null ? null : Math.floor(tokensPerSecond * hoursAllowed * 3600)
-  const unbounded = plan.tokens.binding === 'dataset' ? plan.tokens.budget : plan.tokens.chinchillaTokens
-  const budget = timeBudgetTokens === null ? unbounded : Math.min(unbounded, timeBudgetTokens)
-  const binding =
-    timeBudgetTokens !== null && timeBudgetTokens < unbounded
-      ? 'time-budget'
-      : plan.tokens.binding === 'dataset'
-        ? 'dataset'
-        : 'chinchilla'
-  const totalHours = tokensPerSecond > 0 ? budget / tokensPerSecond / 3600 : 0
-  const watts = (plan.power.watts / s.nodes) * nodes
+  const budget = tokenBudget({
+    params: plan.params.total,
+    tokensPerParam: plan.params.total > 0 ? plan.tokens.chinchillaTokens / plan.params.total : 0,
+    tokensPerSecond,
+    maxHours: hoursAllowed,
+    datasetTokens: plan.tokens.binding === 'dataset' ? plan.tokens.budget : null,
+  })
+  const run = runFigures(plan, {
+    tokens: budget.budget,
+    tokensPerSecond,
+    tokensPerStep: effectiveBatch * s.seq,
+    watts: (plan.power.watts / s.nodes) * nodes,
+  })
 
+  const scaling = interNodeEfficiency(nodes)
   const warnings = [...plan.warnings]
-  warnings.push(
-    exporterAdvice(
-      'multi-node-scaling',
-      `Throughput for ${nodes} nodes assumes ${Math.round(MULTI_NODE_EFFICIENCY * 100)}% scaling per added node over the inter-node network; measure it with rigfit monitor.`,
-    ),
-  )
+  if (nodes > 1) {
+    warnings.push(
+      exporterAdvice(
+        'multi-node-scaling',
+        `Throughput for ${nodes} nodes assumes ${Math.round(scaling * 100)}% of linear scaling across nodes over the cluster network; measure it with rigfit monitor.`,
+      ),
+    )
+  }
   if (effectiveBatch !== s.effectiveBatch) {
     warnings.push(
       exporterAdvice(
@@ -70,11 +70,19 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
       ),
     )
   }
-  if (s.sharding !== 'none') {
+  if (s.sharding === 'fsdp' && nodes > 1) {
     warnings.push(
       exporterAdvice(
         'multi-node-memory',
-        'Per-device memory is the single-node figure; sharding over more ranks only lowers it.',
+        'FSDP memory is estimated for sharding within each node (the accelerate export uses HYBRID_SHARD across nodes); sharding over every rank needs less.',
+      ),
+    )
+  }
+  if (!figures.fits) {
+    warnings.push(
+      exporterAdvice(
+        'multi-node-over-budget',
+        `On ${nodes} nodes each device needs ${gib(figures.deviceBytes)} GiB, over the plan's ${gib(figures.budgetBytes)} GiB budget.`,
       ),
     )
   }
@@ -88,10 +96,7 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
     hardware: {
       ...plan.hardware,
       nodes,
-      summary:
-        s.nodes === 1
-          ? `${nodes} nodes x ${plan.hardware.summary}`
-          : plan.hardware.summary.replace(/^\d+ nodes x /, `${nodes} nodes x `),
+      summary: `${nodes > 1 ? `${nodes} nodes x ` : ''}${plan.hardware.summary.replace(/^\d+ nodes x | x \d+ nodes$/, '')}`,
     },
     settings: {
       ...s,
@@ -101,21 +106,10 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
       strategy: s.strategy === 'single' ? 'ddp' : s.strategy,
       backend: s.backend === 'none' ? (s.device === 'cpu' ? 'gloo' : 'nccl') : s.backend,
     },
-    throughput: {
-      ...plan.throughput,
-      tokensPerSecond,
-      tokensPerSecondPerDevice: tokensPerSecond / world,
-      stepSeconds: tokensPerSecond > 0 ? (effectiveBatch * s.seq) / tokensPerSecond : 0,
-    },
-    tokens: {
-      ...plan.tokens,
-      budget,
-      timeBudgetTokens,
-      binding,
-      tokensPerParam: plan.params.total > 0 ? budget / plan.params.total : 0,
-    },
-    time: { totalHours, steps: Math.ceil(budget / (effectiveBatch * s.seq)) },
-    power: { ...plan.power, watts, energyKWh: (watts * totalHours) / 1000 },
+    memory: figures.memory,
+    throughput: figures.throughput,
+    tokens: budget,
+    ...run,
     warnings,
     trace: [
       ...plan.trace,

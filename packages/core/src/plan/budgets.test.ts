@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { planCheckpoints } from './checkpoints.js'
 import { findCloudPreset } from './cloud-presets.js'
 import { estimatePower } from './power.js'
+import { validShardingOffload } from './search.js'
 import { tokenBudget } from './token-budget.js'
 
 describe('tokenBudget', () => {
@@ -86,5 +87,17 @@ describe('cloud presets', () => {
     expect(findCloudPreset('p4d.24xlarge')?.gpus).toBe(8)
     expect(findCloudPreset('Standard_NC6s_v3')?.gpu).toMatch(/V100/)
     expect(findCloudPreset('nope')).toBeUndefined()
+  })
+})
+
+describe('validShardingOffload', () => {
+  it('allows only combinations a trainer can run', () => {
+    expect(validShardingOffload('none', 'none', 1)).toBe(true)
+    expect(validShardingOffload('none', 'optimizer', 1)).toBe(false)
+    expect(validShardingOffload('zero2', 'optimizer', 1)).toBe(true)
+    expect(validShardingOffload('zero2', 'none', 1)).toBe(false)
+    expect(validShardingOffload('zero1', 'all', 4)).toBe(false)
+    expect(validShardingOffload('zero3', 'all', 4)).toBe(true)
+    expect(validShardingOffload('zero2', 'none', 4)).toBe(true)
   })
 })

@@ -526,7 +526,8 @@ function assemblePlan(input: AssembleInput): TrainingPlan {
       profileSource: profile.source,
     },
     workload: { kind: workload.kind, description: describeWorkload(workload, best) },
-    model: best.model,
+    // A model trained from scratch is built for the sequence length it trains at.
+    model: best.model.source === 'generated' ? { ...best.model, maxPositions: best.seq } : best.model,
     params: { total: params.total, trainable: params.trainable },
     settings,
     memory: {
@@ -639,8 +640,8 @@ function methodCandidates(
 function sequenceCandidates(workload: Workload, budget: ModeBudget, cap: number): number[] {
   if (workload.seq) return [workload.seq]
   const [low, high] = budget.seqRange
-  const maxPositions =
-    workload.model?.positions === 'learned' ? workload.model.maxPositions : Number.POSITIVE_INFINITY
+  // A fine-tuned model keeps its context length; a generated one takes the plan's.
+  const maxPositions = workload.model?.maxPositions ?? Number.POSITIVE_INFINITY
   const seqs = powersOfTwo(low, high).filter((seq) => seq <= cap && seq <= maxPositions)
   return (seqs.length > 0 ? seqs : [Math.min(low, cap, maxPositions)]).reverse()
 }
@@ -662,7 +663,8 @@ function shardingChoices(
 ): Sharding[] {
   const decided = preferRules ? reader.value<Sharding>('sharding') : undefined
   if (decided) return [decided]
-  if (gpus * nodes <= 1) return ['none']
+  // One device: ZeRO-2/3 only carry offload there (validShardingOffload drops them without it).
+  if (gpus * nodes <= 1) return reader.allowed<Sharding>('sharding', ['none', 'zero2', 'zero3'])
   return reader.allowed<Sharding>('sharding', ['none', 'zero1', 'zero2', 'fsdp'])
 }
 

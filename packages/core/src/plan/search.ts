@@ -92,7 +92,7 @@ export function searchCandidates(
   for (const { spec, inRange } of space.models) {
     for (const [methodRank, method] of space.methods.entries()) {
       for (const seq of space.seqs) {
-        if (seq > spec.maxPositions && spec.positions === 'learned') continue
+        if (seq > spec.maxPositions && spec.source !== 'generated') continue
         for (const microBatch of space.microBatches) {
           const gradAccum = gradAccumFor(space.targetEffectiveBatch, microBatch, space.gpus, space.nodes)
           if (
@@ -103,7 +103,7 @@ export function searchCandidates(
           for (const gradCheckpointing of space.gradCheckpointing) {
             for (const sharding of space.shardings) {
               for (const offload of space.offloads) {
-                if (offload !== 'none' && sharding === 'none' && space.gpus > 1) continue
+                if (!validShardingOffload(sharding, offload, space.gpus * space.nodes)) continue
                 const input: EstimateInput = {
                   ...defaults,
                   model: spec,
@@ -188,4 +188,15 @@ export function compareCandidates(space: SearchSpace, anyTimeFeasible: boolean) 
     if (complexity(a) !== complexity(b)) return complexity(a) - complexity(b)
     return b.microBatch - a.microBatch
   }
+}
+
+/**
+ * Combinations a trainer can run: offload needs a ZeRO / FSDP engine (DeepSpeed offloads only through ZeRO, even
+ * on one GPU), parameter offload needs stage 3 or FSDP, and on one device sharding is only a vehicle for offload.
+ */
+export function validShardingOffload(sharding: Sharding, offload: Offload, worldSize: number): boolean {
+  if (offload !== 'none' && sharding === 'none') return false
+  if (offload === 'all' && (sharding === 'zero1' || sharding === 'zero2')) return false
+  if (worldSize <= 1 && sharding !== 'none' && offload === 'none') return false
+  return true
 }

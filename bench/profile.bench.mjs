@@ -102,7 +102,12 @@ const fioFile = `${dir}.rigfit-fio-bench.tmp`
 const disk = { write: [], read: [], fioWrite: [], fioRead: [] }
 let method = null
 for (let run = 0; run < DISK_RUNS; run += 1) {
-  const result = await profiler.measureDisk({ dir, sizeBytes: 1024 * MIB, writeBudgetMs: 6000, readBudgetMs: 6000 })
+  const result = await profiler.measureDisk({
+    dir,
+    sizeBytes: 1024 * MIB,
+    writeBudgetMs: 6000,
+    readBudgetMs: 6000,
+  })
   method = result.method
   disk.write.push(result.writeMBs)
   if (result.readMBs !== null) disk.read.push(result.readMBs)

@@ -14,6 +14,15 @@ export { assertPlanConsistent, checkPlan, type PlanIssue } from './check-plan.js
 export { type Engine, engineOf, type OffloadTarget } from './engine.js'
 export { planEstimateDevice } from './estimate-device.js'
 export { estimateInputAt, type PlanPoint, planPoint } from './estimate-input.js'
+export {
+  EXPORT_MANIFEST_FILE,
+  manifestEntry,
+  manifestFile,
+  readExportManifest,
+  reexport,
+  requireExportManifest,
+  sha256,
+} from './export-manifest.js'
 export { type ExportOptions, type ExportResult, exportPlan, META_FILE } from './export-plan.js'
 export { FORMAT_NAMES, type FormatName, isFormatName } from './format-names.js'
 export { buildDeepSpeedConfig, zeroStage } from './formats/deepspeed-config.js'

@@ -1,14 +1,7 @@
-import type { HardwareProfile, StorageKind, TrainingPlan } from '@rigfit/core'
+import type { ExportIoFacts, HardwareProfile, StorageKind, TrainingPlan } from '@rigfit/core'
 
 /** What the dataset decisions need to know about a machine's storage, network and memory. */
-export interface IoFacts {
-  storage: Array<{ mount: string; kind: StorageKind; freeBytes: number; readMBs: number | null }>
-  /** Measured download rate in MB/s, or null when not measured. */
-  networkMBs: number | null
-  /** RAM the run may use (profile's usable memory), or null to fall back on the plan's host memory. */
-  ramBytes: number | null
-  usableCores: number | null
-}
+export type IoFacts = ExportIoFacts
 
 export const NO_IO_FACTS: IoFacts = { storage: [], networkMBs: null, ramBytes: null, usableCores: null }
 

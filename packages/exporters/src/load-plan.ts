@@ -4,7 +4,7 @@ import type { z } from 'zod'
 import { assertPlanConsistent } from './check-plan.js'
 import { type IoFacts, ioFactsFromProfile } from './io-facts.js'
 
-interface Document<T> {
+export interface Document<T> {
   schema: z.ZodType<T>
   /** What the file holds, for messages: "TrainingPlan". */
   name: string
@@ -56,7 +56,7 @@ function parseDocument<T>(text: string, source: string, doc: Document<T>): T {
   return parsed.data
 }
 
-async function readDocument<T>(path: string, doc: Document<T>): Promise<T> {
+export async function readDocument<T>(path: string, doc: Document<T>): Promise<T> {
   let text: string
   try {
     text = await readFile(path, 'utf8')

@@ -43,11 +43,14 @@ function ioError(message: string, error: unknown): RigfitError {
 export async function writeExportFiles(
   outDir: string,
   files: ExportFile[],
-  options: { force: boolean },
+  options: {
+    force: boolean /** Paths rigfit keeps up to date itself (the manifest), replaced without force. */
+    ownFiles?: string[]
+  },
 ): Promise<string[]> {
   const targets = files.map((file) => ({ file, path: targetPath(outDir, file) }))
   const clashes: string[] = []
-  for (const { path } of targets) {
+  for (const { file, path } of targets) {
     const kind = await existing(path)
     if (kind === 'dir') {
       throw new RigfitError(
@@ -59,7 +62,7 @@ export async function writeExportFiles(
         },
       )
     }
-    if (kind === 'file' && !options.force) clashes.push(path)
+    if (kind === 'file' && !options.force && !options.ownFiles?.includes(file.path)) clashes.push(path)
   }
   if (clashes.length > 0) {
     throw new RigfitError(

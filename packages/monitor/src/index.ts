@@ -2,6 +2,12 @@ export { type CadenceAdvice, type CadenceInput, checkpointCadence } from './act/
 export { replanForGpus } from './act/gpu-failover.js'
 export { HysteresisGate } from './act/hysteresis-gate.js'
 export {
+  configsForLaunch,
+  type ExportedConfigs,
+  type LaunchConfigs,
+  pointAtCopies,
+} from './act/launch-configs.js'
+export {
   deviceSelectionEnv,
   effectiveBatchOf,
   initialSettings,

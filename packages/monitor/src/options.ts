@@ -1,4 +1,5 @@
 import { RigfitError, type TrainingPlan } from '@rigfit/core'
+import type { ExportedConfigs } from './act/launch-configs.js'
 import type { SettingsOverrides } from './act/launch-settings.js'
 import type { MonitorRuntime } from './runtime/monitor-runtime.js'
 import type { ViewMode } from './view/monitor-view.js'
@@ -25,6 +26,8 @@ export interface MonitorOptions {
   env: NodeJS.ProcessEnv
   plan: TrainingPlan | null
   planPath: string | null
+  /** Exported configs the command reads (`--configs`): made again for each launch whose settings differ. */
+  configs: ExportedConfigs | null
   overrides: SettingsOverrides
   logDir: string
   /** Replace an existing monitor.jsonl in logDir. */
@@ -87,6 +90,7 @@ export const DEFAULT_MONITOR_OPTIONS = {
   overrides: {},
   plan: null,
   planPath: null,
+  configs: null,
   actions: {
     oomRecovery: true,
     thermal: true,

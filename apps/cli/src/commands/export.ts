@@ -1,10 +1,14 @@
 import { Flags, type Interfaces } from '@oclif/core'
 import { MODES, type Mode, parseSizeBytes, RigfitError, type TrainingPlan } from '@rigfit/core'
 import {
+  EXPORT_MANIFEST_FILE,
   type ExportResult,
   exportPlan,
   FORMAT_NAMES,
   ioFactsFromProfile,
+  manifestEntry,
+  manifestFile,
+  readExportManifest,
   readPlanFile,
   readProfileIoFacts,
   writeExportFiles,
@@ -107,7 +111,7 @@ export default class Export extends RigfitCommand {
         ?.split(',')
         .map((h) => h.trim())
         .filter((h) => h !== '') ?? []
-    const result = exportPlan(plan, {
+    const exportOptions = {
       format: flags.format,
       nodes: flags.nodes ?? null,
       meta: flags.meta,
@@ -115,9 +119,23 @@ export default class Export extends RigfitCommand {
       io,
       hosts,
       portable: flags.portable,
-    })
+    }
+    const result = exportPlan(plan, exportOptions)
     const written =
-      flags.out === undefined ? null : await writeExportFiles(flags.out, result.files, { force: flags.force })
+      flags.out === undefined
+        ? null
+        : await writeExportFiles(
+            flags.out,
+            // The manifest lets `rigfit monitor --configs` make the same export again for a relaunch.
+            [
+              ...result.files,
+              manifestFile(
+                await earlierManifest(flags.out, flags.force),
+                manifestEntry(plan, exportOptions, result),
+              ),
+            ],
+            { force: flags.force, ownFiles: [EXPORT_MANIFEST_FILE] },
+          )
     // How the plan was made (skipped rule packs, an assumed CPU) matters to its files too.
     result.warnings.unshift(...notices.filter((notice) => !result.warnings.some((w) => w.id === notice.id)))
     const json = {
@@ -167,5 +185,15 @@ export default class Export extends RigfitCommand {
       notices: planNotices(profile, packProblems),
       io: flags.profile === undefined ? ioFactsFromProfile(profile) : await readProfileIoFacts(flags.profile),
     }
+  }
+}
+
+/** The folder's manifest of earlier exports; with --force a broken one is replaced rather than kept. */
+async function earlierManifest(dir: string, force: boolean) {
+  try {
+    return await readExportManifest(dir)
+  } catch (error) {
+    if (force) return null
+    throw error
   }
 }

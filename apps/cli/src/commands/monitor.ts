@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path'
 import { Errors, Flags } from '@oclif/core'
 import { Precision, RigfitError, type TrainingPlan } from '@rigfit/core'
-import { readPlanFile } from '@rigfit/exporters'
+import { readPlanFile, requireExportManifest } from '@rigfit/exporters'
 import {
   DEFAULT_MONITOR_OPTIONS,
   MONITOR_STOPPED_EXIT_CODE,
@@ -52,6 +52,11 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
       description:
         'TrainingPlan JSON the run follows; its memory prediction is shown and its settings are adjusted on recovery.',
       helpValue: 'FILE',
+    }),
+    configs: Flags.string({
+      description:
+        'Folder written by `rigfit export --out` that the command reads: on a relaunch with other settings (OOM ladder, failover) its exports are made again for them and the command is pointed at the new copies.',
+      helpValue: 'DIR',
     }),
     'log-dir': Flags.string({
       description: 'Where monitor.jsonl and the plan copies go (default: ./rigfit-runs/<timestamp>/).',
@@ -214,7 +219,14 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
           'Put the training command after --, e.g. `rigfit monitor --plan plan.json -- python train.py`.',
       })
     }
-    const plan: TrainingPlan | null = flags.plan ? await readPlanFile(flags.plan) : null
+    const configs =
+      flags.configs === undefined
+        ? null
+        : { dir: resolve(flags.configs), manifest: await requireExportManifest(flags.configs) }
+    // Without --plan, the plan the configs were exported from is the run's plan.
+    const plan: TrainingPlan | null = flags.plan
+      ? await readPlanFile(flags.plan)
+      : (configs?.manifest.exports[0]?.plan ?? null)
     const view: ViewMode = flags.json
       ? 'json'
       : flags.quiet
@@ -229,6 +241,7 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
       env: process.env,
       plan,
       planPath: flags.plan ? resolve(flags.plan) : null,
+      configs,
       overrides: {
         ...(flags['micro-batch'] !== undefined ? { microBatch: flags['micro-batch'] } : {}),
         ...(flags['grad-accum'] !== undefined ? { gradAccum: flags['grad-accum'] } : {}),

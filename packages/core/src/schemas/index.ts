@@ -1,6 +1,7 @@
 export * from './common.js'
 export * from './decisions.js'
 export * from './estimate.js'
+export * from './export-manifest.js'
 export * from './facts.js'
 export * from './gpu-catalog.js'
 export * from './hardware-profile.js'

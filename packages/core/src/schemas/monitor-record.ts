@@ -111,6 +111,13 @@ export const MonitorLaunchRecord = z.object({
   visibleDevices: z.array(z.number().int().nonnegative()).nullable(),
   /** The RIGFIT_* and device-selection variables set for this launch. */
   env: z.record(z.string(), z.string()),
+  /**
+   * With `--configs`: the folder of exported configs this launch reads — the user's own, or the copies made again
+   * for this launch's settings. Absent without `--configs`.
+   */
+  configDir: z.string().optional(),
+  /** The command as launched, when the monitor rewrote config paths in it (absent when it ran as given). */
+  command: z.array(z.string()).optional(),
 })
 
 export const MonitorSampleRecord = z.object({

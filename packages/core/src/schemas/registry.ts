@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { EstimateInput, EstimateResult, ValidationRow } from './estimate.js'
+import { ExportManifest } from './export-manifest.js'
 import { GpuCatalog } from './gpu-catalog.js'
 import { HardwareProfile } from './hardware-profile.js'
 import { ModelSpec } from './model-spec.js'
@@ -21,6 +22,7 @@ export const PUBLIC_SCHEMAS: Record<string, z.ZodType> = {
   'validation-row': ValidationRow,
   'gpu-catalog': GpuCatalog,
   'monitor-record': MonitorRecord,
+  'export-manifest': ExportManifest,
   'pack-manifest': PackManifest,
   rule: Rule,
   'rule-cases': RuleCaseFile,

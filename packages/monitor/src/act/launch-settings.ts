@@ -50,6 +50,9 @@ export function initialSettings(
   return { ...settings, effectiveBatch: effectiveBatchOf(settings) }
 }
 
+/** With `--configs`: the folder of exported configs the launch reads (the user's, or the copies made again). */
+export const CONFIG_DIR_VARIABLE = 'RIGFIT_CONFIG_DIR'
+
 /**
  * The RIGFIT_* variables of one launch. RIGFIT_ATTEMPT is always set; the settings' variables whenever the
  * monitor knows them, so a trainer can read them instead of (or besides) the plan file.

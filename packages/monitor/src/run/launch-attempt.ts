@@ -1,6 +1,8 @@
-import { type ExitCause, RigfitError } from '@rigfit/core'
-import { deviceSelectionEnv, launchEnv } from '../act/launch-settings.js'
+import { type ExitCause, RigfitError, type TrainingPlan } from '@rigfit/core'
+import { configsForLaunch, type ExportedConfigs, type LaunchConfigs } from '../act/launch-configs.js'
+import { CONFIG_DIR_VARIABLE, deviceSelectionEnv, launchEnv } from '../act/launch-settings.js'
 import { planForLaunch, writePlanCopy } from '../act/plan-copy.js'
+import { describeChanges } from '../act/reestimate-copy.js'
 import { classifyExit, type ExitStatus } from '../detect/classify-exit.js'
 import { OutputLines } from '../process/output-lines.js'
 import { readHostCpuDevice } from '../sampling/host-cpu-device.js'
@@ -35,18 +37,22 @@ export class AttemptLauncher {
     run.attemptCount += 1
     const number = run.attemptCount
     let planFile: string | null = null
+    let configs: LaunchConfigs | null = null
     if (o.plan !== null && run.settings !== null) {
       const plan = planForLaunch(o.plan, run.settings, run.notes, (memoryBytes) =>
         readHostCpuDevice({ procRoot: o.procRoot, sysfsRoot: o.sysfsRoot, memoryBytes }),
       )
       planFile = await writePlanCopy(o.logDir, number, plan)
       run.predictedBytes = plan.settings.device === 'cpu' ? null : plan.memory.perDevice.total
+      if (o.configs !== null) configs = await this.configsFor(o.configs, o.plan, plan, number)
     }
     const rigfitEnv = {
       ...launchEnv(run.settings, number, planFile),
+      ...(configs === null ? {} : { [CONFIG_DIR_VARIABLE]: configs.dir }),
       ...deviceSelectionEnv(run.visibleDevices, run.vendor),
     }
-    const group = this.run.runtime.spawnTrainer(o.command, {
+    const command = configs?.command ?? o.command
+    const group = this.run.runtime.spawnTrainer(command, {
       cwd: o.cwd,
       // Python buffers a pipe's output in blocks; metrics must arrive as they are printed.
       env: { ...o.env, PYTHONUNBUFFERED: o.env.PYTHONUNBUFFERED ?? '1', ...rigfitEnv },
@@ -64,7 +70,7 @@ export class AttemptLauncher {
       })
       return lines
     })
-    if (group.pid !== undefined) this.started(state, planFile, rigfitEnv)
+    if (group.pid !== undefined) this.started(state, planFile, rigfitEnv, configs)
     const exit = await group.exited
     if (exit.spawnError !== null) this.commandFailed(exit.spawnError, number)
     await group.reap(o.graceSeconds * 1000)
@@ -88,7 +94,38 @@ export class AttemptLauncher {
     return { cause, exit, state }
   }
 
-  private started(state: Attempt, planFile: string | null, env: Record<string, string>): void {
+  /** The exported configs of this launch, made again when its settings differ from the plan's. */
+  private async configsFor(
+    configs: ExportedConfigs,
+    plan: TrainingPlan,
+    launchPlan: TrainingPlan,
+    attempt: number,
+  ): Promise<LaunchConfigs> {
+    const { options: o, view } = this.run
+    const changed = describeChanges(plan.settings, launchPlan.settings) !== ''
+    const launch = await configsForLaunch(configs, launchPlan, changed, o.command, o.cwd, o.logDir, attempt)
+    if (changed) {
+      view.notify(
+        'info',
+        `attempt ${attempt}: exported configs made again for the new settings in ${launch.dir}`,
+      )
+    }
+    if (launch.edited.length > 0) {
+      view.notify(
+        'warning',
+        `attempt ${attempt}: ${launch.edited.join(', ')} changed since \`rigfit export\`; the copies made again ` +
+          'for this launch do not carry those edits',
+      )
+    }
+    return launch
+  }
+
+  private started(
+    state: Attempt,
+    planFile: string | null,
+    env: Record<string, string>,
+    configs: LaunchConfigs | null,
+  ): void {
     const { state: run, options } = this.run
     const pid = state.group.pid as number
     run.current = state
@@ -105,6 +142,8 @@ export class AttemptLauncher {
       settings: run.settings,
       visibleDevices: run.visibleDevices,
       env,
+      ...(configs === null ? {} : { configDir: configs.dir }),
+      ...(configs === null || configs.command === options.command ? {} : { command: configs.command }),
     })
     this.run.view.notify('info', `attempt ${state.number}: started ${options.command.join(' ')} (pid ${pid})`)
     if (this.run.pause.paused) state.group.signal('SIGSTOP')

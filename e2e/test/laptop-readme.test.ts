@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assertEngines, missingEngines, OPTIONAL, pythonWithTorch, REPO, testEnv } from './helpers/engines.js'
-import { holdMachine } from './helpers/machine-lock.js'
+import { holdMachine, MACHINE_TURN_MS } from './helpers/machine-lock.js'
 import { run } from './helpers/processes.js'
 
 const python = pythonWithTorch()
@@ -31,8 +31,8 @@ describe.skipIf(missing.length > 0 && OPTIONAL)("the README's one-command laptop
   let release: (() => void) | undefined
   beforeAll(async () => {
     assertEngines(missing)
-    release = await holdMachine(900_000)
-  }, 900_000)
+    release = await holdMachine(MACHINE_TURN_MS)
+  }, MACHINE_TURN_MS + 60_000)
   afterAll(() => release?.())
 
   it('plans, exports and trains under the monitor; the run completes with metrics, a summary and a checkpoint', {

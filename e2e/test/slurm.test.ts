@@ -11,7 +11,7 @@ import {
   TRAIN_PY,
   testEnv,
 } from './helpers/engines.js'
-import { holdMachine } from './helpers/machine-lock.js'
+import { holdMachine, MACHINE_TURN_MS } from './helpers/machine-lock.js'
 import { exportedPlan, planInto, rigfitJson, tinyModelDir } from './helpers/rigfit.js'
 import { SlurmCluster } from './helpers/slurm-cluster.js'
 import { explainLaunchFailure, rankSettings, stepLines } from './helpers/trainer-output.js'
@@ -26,8 +26,8 @@ const missing = missingEngines('slurm', [
   })),
   { name: 'root (slurmd and munged run as root and munge)', present: process.getuid?.() === 0 },
 ])
-const JOB_DEADLINE = 240_000
-const TEST_DEADLINE = 300_000
+const JOB_DEADLINE = 840_000
+const TEST_DEADLINE = 900_000
 const STEPS = 3
 
 /** The directives of an sbatch script, e.g. `--nodes` -> `2`. */
@@ -46,9 +46,9 @@ describe.skipIf(missing.length > 0 && OPTIONAL)(
 
     beforeAll(async () => {
       assertEngines(missing)
-      release = await holdMachine(900_000)
+      release = await holdMachine(MACHINE_TURN_MS)
       await cluster.start()
-    }, 1_000_000)
+    }, MACHINE_TURN_MS + 100_000)
 
     afterAll(async () => {
       await cluster.stop()

@@ -11,7 +11,7 @@ import {
   TRAIN_PY,
   testEnv,
 } from './helpers/engines.js'
-import { holdMachine } from './helpers/machine-lock.js'
+import { holdMachine, MACHINE_TURN_MS } from './helpers/machine-lock.js'
 import { freePort, run, Started } from './helpers/processes.js'
 import { exportedPlan, flagValue, planInto, rigfitJson, tinyModelDir } from './helpers/rigfit.js'
 import { explainLaunchFailure, rankSettings, stepLines } from './helpers/trainer-output.js'
@@ -21,14 +21,14 @@ const missing = missingEngines('torchrun', [
   { name: 'python3 with torch (python3-torch)', present: python !== undefined },
   { name: 'torchrun', present: onPath('torchrun') !== undefined },
 ])
-const RUN_DEADLINE = 240_000
-const TEST_DEADLINE = 300_000
+const RUN_DEADLINE = 840_000
+const TEST_DEADLINE = 900_000
 const STEPS = 3
 
 let release: (() => void) | undefined
 beforeAll(async () => {
-  release = await holdMachine(900_000)
-}, 900_000)
+  release = await holdMachine(MACHINE_TURN_MS)
+}, MACHINE_TURN_MS + 60_000)
 afterAll(() => release?.())
 
 /** What every rank said against what the exported files say: micro-batch, accumulation and world size. */

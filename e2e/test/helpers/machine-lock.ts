@@ -15,6 +15,12 @@ function alive(pid: number): boolean {
 }
 
 /**
+ * How long a file waits for its turn. The other files' runs come first, each up to its own generous deadline, so
+ * on a busy machine the wait is long; it ends as soon as the holder releases the lock (an event, not a sleep).
+ */
+export const MACHINE_TURN_MS = 3_000_000
+
+/**
  * Holds the machine for one e2e file at a time. Each file trains real processes whose OpenMP threads take every
  * core; two files side by side make both many times slower, so they take turns (the unit tests still run beside).
  * Returns the release; a lock left by a process that died is taken over.

@@ -21,7 +21,8 @@ passed=0
 for run in $(seq "$runs"); do
   if pnpm test >"${logs}/run-${run}.log" 2>&1; then
     passed=$((passed + 1))
-    echo "run ${run}/${runs}: passed ($(grep -Eo 'Tests +[0-9]+ passed' "${logs}/run-${run}.log" | tail -1))"
+    # vitest colours its summary even into a file: strip the escapes before reading the count.
+    echo "run ${run}/${runs}: passed ($(sed 's/\x1b\[[0-9;]*m//g' "${logs}/run-${run}.log" | grep -Eo 'Tests +[0-9]+ passed' | tail -1))"
   else
     echo "run ${run}/${runs}: FAILED, see ${logs}/run-${run}.log"
     grep -E 'FAIL|✗|×' "${logs}/run-${run}.log" | head -20

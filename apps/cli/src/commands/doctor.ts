@@ -55,7 +55,7 @@ export default class Doctor extends RigfitCommand {
       }
       for (const raw of collection.raw) this.log(renderRaw(raw, flags.full))
       this.log('\nResulting profile:')
-      process.stdout.write(formatProfileSummary(profile))
+      this.writeOut(formatProfileSummary(profile))
     }
     return { environment, probes: collection.records, raw: collection.raw, profile }
   }

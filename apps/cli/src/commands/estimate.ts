@@ -244,7 +244,7 @@ export default class Estimate extends RigfitCommand {
     if (!this.jsonEnabled()) {
       const color = this.colorEnabled
       const paint = (code: string) => (text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
-      process.stdout.write(
+      this.writeOut(
         renderEstimate(
           input,
           final,

@@ -153,7 +153,7 @@ export default class Export extends RigfitCommand {
       for (const line of summary(result)) this.log(line)
     } else {
       for (const f of result.files) this.log(`==> ${f.path} <==\n${f.content}`)
-      for (const line of summary(result)) process.stderr.write(`${line}\n`)
+      for (const line of summary(result)) this.writeErr(`${line}\n`)
     }
     return json
   }

@@ -73,9 +73,7 @@ export default class Profile extends RigfitCommand {
     if (!this.jsonEnabled()) {
       const color = this.colorEnabled
       const paint = (code: string) => (text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
-      process.stdout.write(
-        formatProfileSummary(profile, { bold: paint('1'), dim: paint('2'), warn: paint('33') }),
-      )
+      this.writeOut(formatProfileSummary(profile, { bold: paint('1'), dim: paint('2'), warn: paint('33') }))
       if (flags.out) this.log(`Profile written to ${flags.out}`)
     }
     return profile

@@ -1,5 +1,5 @@
 import { Command, Errors, Flags } from '@oclif/core'
-import { isRigfitError, RigfitError } from '@rigfit/core'
+import { isRigfitError, printable, printableKeepingColour, RigfitError } from '@rigfit/core'
 import { ZodError } from 'zod'
 
 /**
@@ -17,6 +17,33 @@ export abstract class RigfitCommand extends Command {
     return process.stdout.isTTY === true && !process.env.NO_COLOR && !this.argv.includes('--no-color')
   }
 
+  /** Text for the terminal: control characters from files and tools escaped, rigfit's own colours kept. */
+  protected terminalText(text: string): string {
+    return printableKeepingColour(text)
+  }
+
+  override log(message = '', ...args: unknown[]): void {
+    super.log(this.terminalText(message), ...args)
+  }
+
+  override logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(this.terminalText(message), ...args)
+  }
+
+  override warn(input: Error | string): Error | string {
+    return super.warn(typeof input === 'string' ? this.terminalText(input) : input)
+  }
+
+  /** Writes text as it is laid out (no newline added) to stdout, escaped like log(). */
+  protected writeOut(text: string): void {
+    process.stdout.write(this.terminalText(text))
+  }
+
+  /** Writes text as it is laid out (no newline added) to stderr, escaped like log(). */
+  protected writeErr(text: string): void {
+    process.stderr.write(this.terminalText(text))
+  }
+
   protected override async catch(
     error: Error & { exitCode?: number; oclif?: { exit?: number } },
   ): Promise<unknown> {
@@ -25,8 +52,9 @@ export abstract class RigfitCommand extends Command {
     if (this.jsonEnabled()) {
       process.stdout.write(`${JSON.stringify({ error: rigfitError.toJSON() }, null, 2)}\n`)
     } else {
-      process.stderr.write(`Error [${rigfitError.code}]: ${rigfitError.message}\n`)
-      if (rigfitError.suggestion) process.stderr.write(`Suggestion: ${rigfitError.suggestion}\n`)
+      // Messages quote file names, keys and tool output: nothing in them may act on the terminal.
+      process.stderr.write(`Error [${rigfitError.code}]: ${printable(rigfitError.message)}\n`)
+      if (rigfitError.suggestion) process.stderr.write(`Suggestion: ${printable(rigfitError.suggestion)}\n`)
     }
     process.exitCode = rigfitError.exitCode
     throw new Errors.ExitError(rigfitError.exitCode)

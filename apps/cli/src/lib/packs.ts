@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command, Config } from '@oclif/core'
-import { type LoadedPack, type PackProblem, RigfitError } from '@rigfit/core'
+import { type LoadedPack, type PackProblem, printableLine, RigfitError } from '@rigfit/core'
 import { displayPath, loadCorePack, loadPackPath, loadPacksIn, uniquePacks } from '@rigfit/core/node'
 import type { PackHookResult, RigfitHooks } from '@rigfit/core/plugin'
 
@@ -158,8 +158,10 @@ function emptyRulesPath(path: string): RigfitError {
 
 /** One line per problem: file, rule and JSON path, then what is wrong. */
 export function formatProblem(problem: PackProblem): string {
-  const rule = problem.ruleId ? ` rule "${problem.ruleId}"` : ''
-  const where = problem.path === '$' ? '' : ` at ${problem.path}`
-  const head = rule === '' && where === '' ? problem.file : `${problem.file}:${rule}${where}`
-  return `${head}: ${problem.message}`
+  // File names, ids, paths and quoted values come from the pack: one line each, nothing that acts on a terminal.
+  const rule = problem.ruleId ? ` rule "${printableLine(problem.ruleId)}"` : ''
+  const where = problem.path === '$' ? '' : ` at ${printableLine(problem.path)}`
+  const file = printableLine(problem.file)
+  const head = rule === '' && where === '' ? file : `${file}:${rule}${where}`
+  return `${head}: ${printableLine(problem.message)}`
 }

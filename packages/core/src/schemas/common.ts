@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { isPrintable } from '../printable.js'
 
 /** Byte counts are integers: they are what allocators and nvidia-smi report. */
 export const Bytes = z.number().int().nonnegative()
@@ -50,3 +51,18 @@ export type DeviceKind = z.infer<typeof DeviceKind>
 /** Support level of a numeric format on a device. */
 export const Support = z.enum(['yes', 'no', 'emulated', 'unknown'])
 export type Support = z.infer<typeof Support>
+
+/**
+ * Text a file gives rigfit to show people on one line (a description, a reason, a case name): no control
+ * characters, so nothing in it can act on the terminal or start a line that looks like rigfit's own.
+ */
+export function oneLineText(max: number) {
+  return z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((text) => isPrintable(text) && !/[\n\t]/.test(text), {
+      message:
+        'must be one line of plain text: no control characters (escape sequences, carriage returns, newlines, tabs)',
+    })
+}

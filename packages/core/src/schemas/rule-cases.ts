@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Mode } from './common.js'
+import { Mode, oneLineText } from './common.js'
 import { MessageId, SETTING_VALUES, type SettingName, SettingName as SettingNameSchema } from './rule-pack.js'
 import { Workload } from './workload.js'
 
@@ -43,7 +43,7 @@ export type CaseExpectation = z.infer<typeof CaseExpectation>
 /** One case in a pack's cases/*.json: a fixture profile (by name, or inline), a mode, and what should be decided. */
 export const RuleCaseInput = z
   .strictObject({
-    name: z.string().min(1).max(200),
+    name: oneLineText(200),
     /** A fixture profile by file name without .json, looked up in the pack's fixtures/ folder. */
     fixture: z
       .string()

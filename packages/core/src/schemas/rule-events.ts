@@ -1,9 +1,10 @@
 import { z } from 'zod'
+import { oneLineText } from './common.js'
 import { FactReference, factKind } from './rule-conditions.js'
 import { SETTING_VALUES, SettingName, type SettingValue, settingKind } from './rule-settings.js'
 
 /** Why a rule decided what it did, in words shown to the user. */
-const Reason = z.string().min(1).max(500)
+const Reason = oneLineText(500)
 export const MessageId = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]*$/, 'message ids are kebab-case: a-z, 0-9 and -')

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { oneLineText } from './common.js'
 import { TopLevelConditions } from './rule-conditions.js'
 import { RuleEvent } from './rule-events.js'
 
@@ -20,7 +21,7 @@ export const RuleId = z
 export const Rule = z.strictObject({
   $schema: z.string().max(500).optional(),
   id: RuleId,
-  description: z.string().min(1).max(500),
+  description: oneLineText(500),
   /** Higher wins when two rules decide the same setting (then layer: user > vendor > core, then rule id). */
   priority: z.number().int().min(1).max(100).default(50),
   conditions: TopLevelConditions,
@@ -41,7 +42,7 @@ export const PackName = z
 export const PackMeta = z.strictObject({
   name: PackName,
   version: z.string().regex(/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/, 'a semantic version such as 1.0.0'),
-  description: z.string().min(1).max(500),
+  description: oneLineText(500),
   homepage: z.string().url().max(300).optional(),
 })
 export type PackMeta = z.infer<typeof PackMeta>

@@ -1,3 +1,4 @@
+import { printableLine } from '@rigfit/core'
 /**
  * Shared value parsing for tool output. Vendor tools print "N/A", "[N/A]", "[Not Supported]",
  * "[Unknown Error]" or "[GPU is lost]" where a figure is missing; all of those mean "unknown" here.
@@ -17,8 +18,9 @@ export function parseNumber(raw: string | undefined | null): number | null {
   return Number.isFinite(value) ? value : null
 }
 
+/** A tool's text value on one line, control characters shown as escapes (a name is printed to the terminal). */
 export function parseText(raw: string | undefined | null): string | null {
-  return isMissingValue(raw) ? null : (raw as string).trim()
+  return isMissingValue(raw) ? null : printableLine((raw as string).trim())
 }
 
 const UNIT_FACTORS: Record<string, number> = {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Args } from '@oclif/core'
-import { type PackProblem, RigfitError } from '@rigfit/core'
+import { type PackProblem, printableLine, RigfitError } from '@rigfit/core'
 import { displayPath, loadCatalogFile, loadValidationTarget } from '@rigfit/core/node'
 import { RigfitCommand } from '../../lib/base-command.js'
 import { formatProblem } from '../../lib/packs.js'
@@ -90,7 +90,7 @@ export default class RulesValidate extends RigfitCommand {
     }))
     if (!this.jsonEnabled()) {
       for (const pack of packs)
-        this.log(`ok  ${pack.name} ${pack.version}: ${pack.rules} rules (${pack.path})`)
+        this.log(`ok  ${pack.name} ${pack.version}: ${pack.rules} rules (${printableLine(pack.path)})`)
       for (const rule of target.rules) this.log(`ok  rule ${rule.id}`)
       for (const warning of warnings) this.warn(warning)
     }

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises'
-import { HardwareProfile, RigfitError, TrainingPlan } from '@rigfit/core'
+import { describeJsonError, HardwareProfile, RigfitError, TrainingPlan } from '@rigfit/core'
+import { MAX_INPUT_DOCUMENT_BYTES, readTextFile } from '@rigfit/core/node'
 import type { z } from 'zod'
 import { assertPlanConsistent } from './check-plan.js'
 import { type IoFacts, ioFactsFromProfile } from './io-facts.js'
@@ -34,7 +34,7 @@ function parseDocument<T>(text: string, source: string, doc: Document<T>): T {
     throw new RigfitError(
       'input',
       `E_${doc.code}_JSON`,
-      `${source} is not valid JSON: ${(error as Error).message}`,
+      `${source} is not valid JSON: ${describeJsonError(error)}`,
       {
         suggestion: doc.suggestion,
       },
@@ -57,21 +57,18 @@ function parseDocument<T>(text: string, source: string, doc: Document<T>): T {
 }
 
 export async function readDocument<T>(path: string, doc: Document<T>): Promise<T> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
+  const read = readTextFile(path, MAX_INPUT_DOCUMENT_BYTES, { pipes: true })
+  if (!read.ok) {
     throw new RigfitError(
       'input',
       `E_${doc.code}_READ`,
-      `cannot read ${doc.name} file ${path}: ${code ?? (error as Error).message}`,
+      `cannot read ${doc.name} file ${path}: ${read.message}`,
       {
         suggestion: doc.suggestion,
       },
     )
   }
-  return parseDocument(text, path, doc)
+  return parseDocument(read.text, path, doc)
 }
 
 /** Parses and validates a TrainingPlan from JSON text; `source` names the file in errors. */

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto'
-import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, isAbsolute, join, normalize, relative } from 'node:path'
 import { RigfitError } from '@rigfit/core'
+import { assertReplaceable, existingKind, removeStaleTemporaries, temporaryPathFor } from '@rigfit/core/node'
 import type { ExportFile } from './types.js'
 
 function targetPath(outDir: string, file: ExportFile): string {
@@ -13,15 +13,8 @@ function targetPath(outDir: string, file: ExportFile): string {
   return target
 }
 
-async function existing(path: string): Promise<'file' | 'dir' | null> {
-  try {
-    return (await lstat(path)).isDirectory() ? 'dir' : 'file'
-  } catch (error) {
-    // ENOTDIR: a parent is a file; the write below reports it.
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null
-    throw error
-  }
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => null))?.isDirectory() === true
 }
 
 function ioError(message: string, error: unknown): RigfitError {
@@ -44,14 +37,30 @@ export async function writeExportFiles(
   outDir: string,
   files: ExportFile[],
   options: {
-    force: boolean /** Paths rigfit keeps up to date itself (the manifest), replaced without force. */
+    force: boolean
+    /** Paths rigfit keeps up to date itself (the manifest), replaced without force. */
     ownFiles?: string[]
   },
 ): Promise<string[]> {
+  const outKind = await existingKind(outDir)
+  if (outKind !== 'none' && outKind !== 'dir' && !(outKind === 'link' && (await isDirectory(outDir)))) {
+    throw new RigfitError(
+      'exists',
+      'E_NOT_DIR',
+      `${outDir} is not a folder; --out names the folder to write into`,
+      {
+        suggestion: 'Choose a folder (it is created when missing).',
+      },
+    )
+  }
   const targets = files.map((file) => ({ file, path: targetPath(outDir, file) }))
   const clashes: string[] = []
   for (const { file, path } of targets) {
-    const kind = await existing(path)
+    const kind = await existingKind(path)
+    if (kind === 'link' || kind === 'special') {
+      // --force replaces regular files only: never follows a link into another file, never replaces a device.
+      await assertReplaceable(path, true)
+    }
     if (kind === 'dir') {
       throw new RigfitError(
         'exists',
@@ -63,6 +72,7 @@ export async function writeExportFiles(
       )
     }
     if (kind === 'file' && !options.force && !options.ownFiles?.includes(file.path)) clashes.push(path)
+    await removeStaleTemporaries(path)
   }
   if (clashes.length > 0) {
     throw new RigfitError(
@@ -75,12 +85,11 @@ export async function writeExportFiles(
       },
     )
   }
-  const suffix = `.rigfit-tmp-${process.pid}-${randomBytes(4).toString('hex')}`
   const temps: string[] = []
   try {
     for (const { file, path } of targets) {
       await mkdir(dirname(path), { recursive: true })
-      const temp = `${path}${suffix}`
+      const temp = temporaryPathFor(path)
       temps.push(temp)
       await writeFile(temp, file.content, { mode: file.executable ? 0o755 : 0o644, flag: 'wx' })
     }

@@ -1,34 +1,33 @@
-import { randomBytes } from 'node:crypto'
-import { link, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
-import { HARDWARE_PROFILE_SCHEMA_VERSION, HardwareProfile, RigfitError } from '@rigfit/core'
+import {
+  describeJsonError,
+  HARDWARE_PROFILE_SCHEMA_VERSION,
+  HardwareProfile,
+  RigfitError,
+} from '@rigfit/core'
+import { MAX_INPUT_DOCUMENT_BYTES, readTextFile, writeFileSafely } from '@rigfit/core/node'
 
 /**
  * Loads a saved profile and validates it; a problem is a RigfitError that names the file and the field.
  * The answer's `source` is "file".
  */
 export async function loadProfile(path: string): Promise<HardwareProfile> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    throw new RigfitError(
-      'io',
-      'E_PROFILE_READ',
-      `Cannot read the profile ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      {
-        suggestion: 'Save one first with `rigfit profile --out FILE`, or check the path.',
-      },
-    )
+  const read = readTextFile(path, MAX_INPUT_DOCUMENT_BYTES, { pipes: true })
+  if (!read.ok) {
+    throw new RigfitError('io', 'E_PROFILE_READ', `Cannot read the profile ${path}: ${read.message}`, {
+      suggestion: read.tooLarge
+        ? `A profile is a few kilobytes; ${path} is not one. Save one with \`rigfit profile --out FILE\`.`
+        : 'Save one first with `rigfit profile --out FILE`, or check the path.',
+    })
   }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(read.text)
   } catch (error) {
+    // The parser quotes the text it choked on; the file may be anything (a link to a secret), so only say where.
     throw new RigfitError(
       'input',
       'E_PROFILE_JSON',
-      `${path} is not valid JSON: ${(error as Error).message}`,
+      `${path} is not valid JSON: ${describeJsonError(error)}`,
       {
         suggestion: 'Write the profile again with `rigfit profile --out FILE`.',
       },
@@ -69,34 +68,17 @@ export async function loadProfile(path: string): Promise<HardwareProfile> {
 }
 
 /**
- * Writes a profile as JSON atomically: to a temporary file beside the target, then moved into place. Without
- * `force` an existing file is never replaced (the move is a hard link, which fails if the name exists).
+ * Writes a profile as JSON atomically (see writeFileSafely): `force` replaces a regular file, never a link, a
+ * device or a FIFO; without it an existing file is never replaced.
  */
 export async function saveProfile(
   path: string,
   profile: HardwareProfile,
   options: { force?: boolean } = {},
 ): Promise<void> {
-  const temporary = join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  )
+  const text = `${JSON.stringify(HardwareProfile.parse(profile), null, 2)}\n`
   try {
-    await writeFile(temporary, `${JSON.stringify(HardwareProfile.parse(profile), null, 2)}\n`, { flag: 'wx' })
-    if (options.force) {
-      await rename(temporary, path)
-      return
-    }
-    try {
-      await link(temporary, path)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new RigfitError('exists', 'E_EXISTS', `${path} already exists; it was left as it is.`, {
-          suggestion: 'Pass --force to replace it, or choose another file name.',
-        })
-      }
-      throw error
-    }
+    await writeFileSafely(path, text, { force: options.force ?? false })
   } catch (error) {
     if (error instanceof RigfitError) throw error
     throw new RigfitError(
@@ -107,7 +89,5 @@ export async function saveProfile(
         suggestion: 'Check that the directory exists and is writable.',
       },
     )
-  } finally {
-    await rm(temporary, { force: true })
   }
 }

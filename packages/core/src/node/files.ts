@@ -49,7 +49,15 @@ export function listJsonFiles(dir: string): string[] {
 export interface ReadOptions {
   /** The folder the file must stay inside once links are resolved (a pack folder): a link out of it is refused. */
   within?: string
+  /** Accept a pipe as well (`--plan <(rigfit plan --json)`): read up to the same bound, never further. */
+  pipes?: boolean
 }
+
+/**
+ * The most a profile, plan or manifest given on the command line may hold. Real ones are tens of kilobytes; the
+ * bound keeps a wrong file or an endless pipe from filling memory.
+ */
+export const MAX_INPUT_DOCUMENT_BYTES = 16 * 1024 * 1024
 
 export type TextRead = { ok: true; text: string } | { ok: false; tooLarge: boolean; message: string }
 
@@ -61,7 +69,9 @@ export type TextRead = { ok: true; text: string } | { ok: false; tooLarge: boole
 export function readTextFile(path: string, maxBytes: number, options: ReadOptions = {}): TextRead {
   const fail = (message: string, tooLarge = false): TextRead => ({ ok: false, tooLarge, message })
   const stats = statOrNull(path)
-  if (!stats?.isFile()) return fail(stats ? 'not a regular file' : 'no such file')
+  const readable = (st: { isFile(): boolean; isFIFO(): boolean }) =>
+    st.isFile() || (options.pipes === true && st.isFIFO())
+  if (stats === null || !readable(stats)) return fail(stats ? 'not a regular file' : 'no such file')
   if (options.within !== undefined && !staysInside(path, options.within))
     return fail(`is a link to a file outside ${displayPath(options.within)}; a pack reads its own files only`)
   if (stats.size > maxBytes) return fail(`${stats.size} bytes is over the limit of ${maxBytes} bytes`, true)
@@ -73,7 +83,7 @@ export function readTextFile(path: string, maxBytes: number, options: ReadOption
   }
   try {
     // The file may have been swapped between the stat and the open: check what was opened.
-    if (!fstatSync(fd).isFile()) return fail('not a regular file')
+    if (!readable(fstatSync(fd))) return fail('not a regular file')
     const buffer = Buffer.alloc(maxBytes + 1)
     let total = 0
     for (;;) {

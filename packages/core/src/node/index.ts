@@ -4,7 +4,15 @@
  */
 export { loadCatalogFile } from './catalog-file.js'
 export { CORE_PACK_ROOT, loadCorePack } from './core-pack.js'
-export { displayPath, listJsonFiles, type ReadOptions, readLimited } from './files.js'
+export {
+  displayPath,
+  listJsonFiles,
+  MAX_INPUT_DOCUMENT_BYTES,
+  type ReadOptions,
+  readLimited,
+  readTextFile,
+  type TextRead,
+} from './files.js'
 export { type CasesResult, loadPackCases, type ResolvedCase } from './load-cases.js'
 export {
   loadPackPath,
@@ -15,4 +23,11 @@ export {
   type ValidationTarget,
 } from './load-pack.js'
 export { resolveModel } from './resolve-model.js'
+export {
+  assertReplaceable,
+  existingKind,
+  removeStaleTemporaries,
+  temporaryPathFor,
+  writeFileSafely,
+} from './safe-write.js'
 export { uniquePacks } from './unique-packs.js'

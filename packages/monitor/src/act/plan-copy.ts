@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { type Advice, type LaunchSettings, RigfitError, type TrainingPlan } from '@rigfit/core'
+import { writeFileSafely } from '@rigfit/core/node'
 import { readHostCpuDevice } from '../sampling/host-cpu-device.js'
-import { writeFileAtomic } from './atomic-write.js'
 import { describeChanges, type HostCpuReader, reestimateCopy } from './reestimate-copy.js'
 
 /**
@@ -68,8 +68,10 @@ function monitorAdvice(id: string, message: string): Advice {
 export async function writePlanCopy(logDir: string, attempt: number, plan: TrainingPlan): Promise<string> {
   const path = join(logDir, `plan.attempt-${attempt}.json`)
   try {
-    await writeFileAtomic(path, `${JSON.stringify(plan, null, 2)}\n`)
+    // A copy from an earlier run in the same --log-dir is replaced; a link or device in its place is not.
+    await writeFileSafely(path, `${JSON.stringify(plan, null, 2)}\n`, { force: true })
   } catch (error) {
+    if (error instanceof RigfitError) throw error
     const code = (error as NodeJS.ErrnoException).code
     throw new RigfitError(
       'io',

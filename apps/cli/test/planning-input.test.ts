@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TrainingPlan } from '@rigfit/core'
@@ -174,16 +174,37 @@ describe('a broken rule pack is reported, never skipped silently', () => {
   const skipped = (warnings: { id: string; message: string }[]) =>
     warnings.filter((w) => w.id === 'rule-pack-skipped').map((w) => w.message)
 
-  it('plan, analyze and export carry it in their JSON; text output shows it', () => {
-    const plan = rigfitJson(['plan', ...what, '--rules', packs])
+  it('named with --rules, it stops plan, analyze and export with the problem, text and JSON', () => {
+    for (const command of [
+      ['plan', ...what],
+      ['analyze', ...what],
+      ['export', '--mode', 'balanced', '--format', 'hf', ...what],
+    ]) {
+      const json = rigfit([...command, '--rules', packs, '--json'])
+      expect(json.status, command[0]).toBe(4)
+      const error = JSON.parse(json.stdout).error
+      expect(error.code).toBe('E_PACK_INVALID')
+      expectNamed(error.message)
+      const human = rigfit([...command, '--rules', packs])
+      expect(human.status).toBe(4)
+      expectNamed(human.stderr)
+    }
+  })
+
+  it('in the config folder, plan, analyze and export skip it and carry the warning in JSON and text', () => {
+    const config = join(work, 'config-home')
+    mkdirSync(join(config, 'rigfit'), { recursive: true })
+    cpSync(packs, join(config, 'rigfit', 'rules'), { recursive: true })
+    const env = { XDG_CONFIG_HOME: config }
+    const plan = rigfitJson(['plan', ...what], undefined, env)
     expect(skipped(plan.warnings)).toHaveLength(1)
     expectNamed(skipped(plan.warnings)[0] as string)
-    const analyzed = rigfitJson(['analyze', ...what, '--rules', packs])
+    const analyzed = rigfitJson(['analyze', ...what], undefined, env)
     expectNamed(skipped(analyzed.warnings)[0] as string)
     for (const mode of Object.values(analyzed.plans) as Json[]) expect(skipped(mode.warnings)).toHaveLength(1)
-    const exported = rigfitJson(['export', '--mode', 'balanced', '--format', 'hf', ...what, '--rules', packs])
+    const exported = rigfitJson(['export', '--mode', 'balanced', '--format', 'hf', ...what], undefined, env)
     expectNamed(skipped(exported.warnings)[0] as string)
-    const human = rigfit(['plan', ...what, '--rules', packs])
+    const human = rigfit(['plan', ...what], undefined, env)
     expect(human.status).toBe(0)
     expectNamed(human.stdout)
   })

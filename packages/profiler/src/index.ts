@@ -14,6 +14,7 @@ export { runTool, type ToolResult } from './exec/run-tool.js'
 export { appleWorkingSetBytes } from './gpu/apple.js'
 export { applyCatalogEntry, enrichFromCatalog, gpuFromCatalog } from './gpu/enrich.js'
 export { amdPrecision, appleGpuFamily, applePrecision, nvidiaPrecision } from './gpu/precision.js'
+export { assumedGpuVariant, gpuVariantMessage } from './gpu-variant.js'
 export { classifyBlockDevice } from './linux/block-device.js'
 export { osReserveBytes } from './memory-reserve.js'
 export {
@@ -21,6 +22,7 @@ export {
   hasOverrides,
   type ProfileOverrides,
   resolveCatalogGpu,
+  resolveCatalogGpuMatch,
   whatIfProfile,
 } from './overrides.js'
 export { parseAmdSmi } from './parsers/amd-smi.js'
@@ -55,7 +57,7 @@ export { parseSystemProfilerDisplays } from './parsers/system-profiler.js'
 export { parseXpuSmiDiscovery } from './parsers/xpu-smi.js'
 export { presetProfile } from './preset-profile.js'
 export { ProbeContext, type ProfileProgressEvent, type RawProbeOutput } from './probe-runner.js'
-export { loadProfile, saveProfile } from './profile-file.js'
+export { loadProfile, parseProfileText, saveProfile } from './profile-file.js'
 export { formatProfileSummary, type SummaryStyle } from './summary.js'
 export { throttlingRisk } from './thermal-risk.js'
 export {

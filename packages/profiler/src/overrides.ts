@@ -1,6 +1,7 @@
 import {
   type Gpu,
   type GpuCatalogEntry,
+  type GpuMatch,
   HARDWARE_PROFILE_SCHEMA_VERSION,
   HardwareProfile,
   matchGpu,
@@ -10,6 +11,7 @@ import {
 import { formatBytes } from './format.js'
 import { appleWorkingSetBytes } from './gpu/apple.js'
 import { gpuFromCatalog } from './gpu/enrich.js'
+import { gpuVariantChange } from './gpu-variant.js'
 import { osReserveBytes } from './memory-reserve.js'
 import { catalogInterconnect, isAppleSoc, macCpu, macHost, whatIfCpu } from './what-if-host.js'
 
@@ -59,8 +61,17 @@ export function resolveCatalogGpu(
   catalog: GpuCatalogEntry[],
   vramBytes: number | null = null,
 ): GpuCatalogEntry {
+  return resolveCatalogGpuMatch(query, catalog, vramBytes).entry
+}
+
+/** Like resolveCatalogGpu, with the other variants the name fits as well (then the entry was assumed). */
+export function resolveCatalogGpuMatch(
+  query: string,
+  catalog: GpuCatalogEntry[],
+  vramBytes: number | null = null,
+): GpuMatch {
   const match = matchGpu(query, vramBytes, catalog)
-  if (match) return match.entry
+  if (match) return match
   const words = query
     .toLowerCase()
     .split(/[^a-z0-9]+/)
@@ -114,8 +125,11 @@ export function applyOverrides(
 
   if (overrides.gpu !== undefined) {
     const vramHint = overrides.vramGiB === undefined ? null : Math.round(overrides.vramGiB * GIB)
-    const entry =
-      typeof overrides.gpu === 'string' ? resolveCatalogGpu(overrides.gpu, catalog, vramHint) : overrides.gpu
+    const match =
+      typeof overrides.gpu === 'string'
+        ? resolveCatalogGpuMatch(overrides.gpu, catalog, vramHint)
+        : { entry: overrides.gpu, alternatives: [] }
+    const entry = match.entry
     const count = overrides.gpus ?? 1
     if (isAppleSoc(entry) && count > 1) {
       throw new RigfitError('usage', 'E_OVERRIDE', `--gpus ${count}: a Mac has one ${entry.name}.`, {
@@ -126,6 +140,9 @@ export function applyOverrides(
     whatIf = { entry, count }
     interconnect = catalogInterconnect(entry, count)
     changes.push(`gpu=${entry.name} (${entry.id})`, `gpus=${count}`)
+    if (match.alternatives.length > 0 && typeof overrides.gpu === 'string') {
+      changes.push(gpuVariantChange(overrides.gpu, entry, match.alternatives))
+    }
     notes.push(`What-if: ${count} × ${entry.name} from the GPU catalog, not detected on this machine.`)
   } else if (overrides.gpus !== undefined) {
     const template = gpus.find((gpu) => !gpu.integrated) ?? gpus[0]

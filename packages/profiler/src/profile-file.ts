@@ -19,9 +19,14 @@ export async function loadProfile(path: string): Promise<HardwareProfile> {
         : 'Save one first with `rigfit profile --out FILE`, or check the path.',
     })
   }
+  return parseProfileText(read.text, path)
+}
+
+/** Parses and validates a profile's JSON text; `path` names it in errors. Pure: the loader's checks, no I/O. */
+export function parseProfileText(text: string, path: string): HardwareProfile {
   let json: unknown
   try {
-    json = JSON.parse(read.text)
+    json = JSON.parse(text)
   } catch (error) {
     // The parser quotes the text it choked on; the file may be anything (a link to a secret), so only say where.
     throw new RigfitError(

@@ -119,6 +119,8 @@ async function collectPacks(command: Command, rulesDir: string | undefined): Pro
     const result = loadPacksIn(dir, { layer: 'user', kind: 'user' })
     if (dir === rulesDir && result.packs.length === 0 && result.problems.length === 0)
       throw emptyRulesPath(dir)
+    // A pack named on the command line is what the user asked for: planning without it would be a silent lie.
+    if (dir === rulesDir && result.problems.length > 0) throw invalidRulesPath(dir, result.problems)
     all.push(...result.packs)
     found.push(...result.problems)
   }
@@ -145,6 +147,19 @@ export function requireRulesPath(path: string): string {
     )
   }
   return absolute
+}
+
+/** `--rules PATH` holds a pack that does not load: every problem, with file, rule and JSON path. */
+function invalidRulesPath(path: string, problems: PackProblem[]): RigfitError {
+  return new RigfitError(
+    'validation',
+    'E_PACK_INVALID',
+    `--rules ${displayPath(path)}: ${problems.length} problem(s):\n${problems.map((p) => `  ${formatProblem(p)}`).join('\n')}`,
+    {
+      suggestion: `Fix each listed key (\`rigfit rules validate ${displayPath(path)}\` checks the pack); docs/rules.md lists what a rule may use.`,
+      details: problems,
+    },
+  )
 }
 
 /** `--rules PATH` names a folder in which no pack was found: a mistyped path must not plan with no user rules. */

@@ -12,7 +12,7 @@ import {
   type TrainingPlan,
   type Workload,
 } from '@rigfit/core'
-import { assumedCpuCount } from '@rigfit/profiler'
+import { assumedCpuCount, assumedGpuVariant, gpuVariantMessage } from '@rigfit/profiler'
 import { planCost } from './instance.js'
 import { formatProblem, loadAllPacks, type PackProblem } from './packs.js'
 
@@ -68,6 +68,15 @@ export function planNotices(profile: HardwareProfile, problems: PackProblem[]): 
     source: problem.file,
     expectedGain: null,
   }))
+  const variant = assumedGpuVariant(profile)
+  if (variant !== null) {
+    notices.push({
+      id: 'assumed-gpu-variant',
+      message: gpuVariantMessage(variant),
+      source: 'profile',
+      expectedGain: null,
+    })
+  }
   const cpus = assumedCpuCount(profile)
   if (cpus !== null) {
     notices.push({

@@ -16,19 +16,19 @@ export interface CliRun {
 }
 
 /** Runs the built CLI as a user would, in `cwd` (default: the current directory). */
-export function rigfit(args: string[], cwd?: string): CliRun {
+export function rigfit(args: string[], cwd?: string, env: NodeJS.ProcessEnv = {}): CliRun {
   const result = spawnSync(process.execPath, [cli, ...args], {
     encoding: 'utf8',
     cwd,
-    env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: configHome },
+    env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: configHome, ...env },
   })
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
 /** Runs with --json and returns the parsed stdout; throws with the output when the command fails. */
 // biome-ignore lint/suspicious/noExplicitAny: JSON read back from the CLI
-export function rigfitJson(args: string[], cwd?: string): any {
-  const result = rigfit([...args, '--json'], cwd)
+export function rigfitJson(args: string[], cwd?: string, env: NodeJS.ProcessEnv = {}): any {
+  const result = rigfit([...args, '--json'], cwd, env)
   if (result.status !== 0) {
     throw new Error(`rigfit ${args.join(' ')} exited ${result.status}:\n${result.stdout}\n${result.stderr}`)
   }

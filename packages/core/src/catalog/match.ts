@@ -8,6 +8,8 @@ export interface GpuMatch {
   /** exact: the name or a tool alias, letter for letter; normalized: the same model once vendor words and
    *  spelling are set aside; vram: several variants matched the name and the memory size chose one. */
   matchedBy: 'exact' | 'normalized' | 'vram'
+  /** Other variants the name fits equally well (A100 40 GB and 80 GB for "A100"): the entry was assumed. */
+  alternatives: GpuCatalogEntry[]
 }
 
 const GIB = 1024 ** 3
@@ -75,14 +77,19 @@ function pick(
 ): GpuMatch | null {
   const [first] = candidates
   if (!first) return null
-  if (candidates.length === 1 || vramBytes === null || vramBytes <= 0) return { entry: first, matchedBy: how }
+  if (candidates.length === 1 || vramBytes === null || vramBytes <= 0)
+    return { entry: first, matchedBy: how, alternatives: candidates.slice(1) }
   const reportedGiB = vramBytes / GIB
   const scored = candidates.map((entry) => ({ entry, distance: vramDistance(entry, reportedGiB) }))
   const best = Math.min(...scored.map((s) => s.distance))
   const winners = scored.filter((s) => s.distance === best)
   const decisive = scored.some((s) => s.distance !== best)
   const winner = (winners[0] ?? scored[0])?.entry ?? first
-  return { entry: winner, matchedBy: decisive ? 'vram' : how }
+  return {
+    entry: winner,
+    matchedBy: decisive ? 'vram' : how,
+    alternatives: winners.map((w) => w.entry).filter((entry) => entry !== winner),
+  }
 }
 
 /**

@@ -18,6 +18,13 @@ const FIELDS = {
   hiddenDropout: ['hidden_dropout', 'resid_pdrop', 'hidden_dropout_prob', 'dropout'],
 } as const
 
+/**
+ * The largest count a config.json field may hold (layers, widths, heads, vocabulary, positions, experts). Real
+ * models are far below it (a vocabulary of 256k, a context of 10M); a value above is a broken file, refused here
+ * with the key rather than failing later inside the estimate.
+ */
+export const MAX_CONFIG_INTEGER = 10_000_000
+
 class ConfigReader {
   constructor(
     private readonly json: Json,
@@ -54,10 +61,29 @@ class ConfigReader {
   }
 
   private checkInt(name: string, value: unknown): number {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-      this.fail(name, `must be a positive integer, got ${JSON.stringify(value)}`)
+    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_CONFIG_INTEGER) {
+      this.fail(
+        name,
+        `must be a positive integer up to ${MAX_CONFIG_INTEGER.toLocaleString('en-US')}, got ${JSON.stringify(value)}`,
+      )
     }
     return value
+  }
+
+  /** A positive multiplier such as MPT's expansion_ratio (the MLP width over the hidden size), at most 1,000. */
+  ratio(name: string): number {
+    const value = this.json[name]
+    if (typeof value !== 'number' || !(value > 0 && value <= 1000))
+      this.fail(name, `must be a number above 0 and at most 1000, got ${JSON.stringify(value)}`)
+    return value
+  }
+
+  /** A count computed from `name` (a ratio times a width): whole and within the same bound as a count given. */
+  derivedInt(name: string, value: number): number {
+    const rounded = Math.round(value)
+    if (!(rounded >= 1 && rounded <= MAX_CONFIG_INTEGER))
+      this.fail(name, `gives ${rounded}, outside 1 to ${MAX_CONFIG_INTEGER.toLocaleString('en-US')}`)
+    return rounded
   }
 
   probability(names: readonly string[]): number {
@@ -191,10 +217,12 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
   if (heads % kvHeads !== 0)
     reader.fail('num_key_value_heads', `(${kvHeads}) must divide num_attention_heads (${heads})`)
 
-  const ratio = typeof config.expansion_ratio === 'number' ? config.expansion_ratio : traits.ffnRatio
+  const ratio = reader.has('expansion_ratio') ? reader.ratio('expansion_ratio') : traits.ffnRatio
   const ffn =
     reader.optionalInt(FIELDS.ffn) ??
-    (ratio === undefined ? reader.positiveInt(FIELDS.ffn) : Math.round(ratio * hidden))
+    (ratio === undefined
+      ? reader.positiveInt(FIELDS.ffn)
+      : reader.derivedInt('expansion_ratio', ratio * hidden))
 
   const expertCount = reader.optionalInt(FIELDS.experts)
   let experts: ModelSpec['experts'] = null

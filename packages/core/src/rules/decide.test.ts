@@ -112,14 +112,14 @@ describe('decide', () => {
         id: 'cap-six',
         description: 'd',
         conditions: always,
-        event: { type: 'cap', params: { setting: 'dataloaderWorkers', max: 6.7, reason: 'six' } },
+        event: { type: 'cap', params: { setting: 'dataloaderWorkers', max: 6, reason: 'six' } },
       },
       { ...set('threads', 'threads', { fact: 'usableCores' }), id: 'threads' },
     ])
     const d = await decide([p], facts)
-    expect(d.caps.dataloaderWorkers).toMatchObject({ max: 6.7, provenance: { rule: 'cap-six' } })
+    expect(d.caps.dataloaderWorkers).toMatchObject({ max: 6, provenance: { rule: 'cap-six' } })
     expect(d.caps.dataloaderWorkers?.others.map((o) => o.max)).toEqual([15])
-    expect(d.settings.dataloaderWorkers).toMatchObject({ value: 6.7, cappedFrom: 12 })
+    expect(d.settings.dataloaderWorkers).toMatchObject({ value: 6, cappedFrom: 12 })
     expect(d.settings.threads).toMatchObject({ value: 16, provenance: { facts: { usableCores: 16 } } })
   })
 

@@ -27,9 +27,11 @@ export async function decide(packs: readonly LoadedPack[], facts: Facts): Promis
     throw new RigfitError(
       'validation',
       'E_FACTS',
-      `invalid facts: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+      `the machine and workload give an out-of-range fact for the rules: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
       {
-        suggestion: 'Build facts with deriveFacts(profile, workload, mode).',
+        // Profiles and flags are range-checked when read, so this points at a value that slipped through.
+        suggestion:
+          'Check the profile (--from) and the hardware flags for an impossible value, or profile the machine again with `rigfit profile --out FILE`.',
       },
     )
   }

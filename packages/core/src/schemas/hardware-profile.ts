@@ -1,13 +1,27 @@
 import { z } from 'zod'
 import { Bytes, Family, GpuVendor, Support } from './common.js'
 
+// Real machines stay far inside these ranges; a value outside is a broken tool or a hand-edited file, refused at
+// load with its JSON path (docs/profile.md lists them).
+const MAX_CORES = 65_536
+const MAX_DEVICE_INDEX = 1023
+const DAY_MS = 86_400_000
+const DeviceIndex = z.number().int().nonnegative().max(MAX_DEVICE_INDEX)
+/** GB/s, MB/s, Mbit/s and TFLOPS alike: the fastest parts are thousands; a million is garbage. */
+const Rate = z.number().nonnegative().max(1_000_000)
+const Watts = z.number().nonnegative().max(1_000_000)
+const Celsius = z.number().min(-100).max(250)
+const MHz = z.number().nonnegative().max(100_000)
+const GHz = z.number().nonnegative().max(20)
+const PcieNumber = z.number().int().nonnegative().max(64)
+
 export const HARDWARE_PROFILE_SCHEMA_VERSION = 1
 
 /** One detection step (a tool run, a file read): whether it worked and how long it took. */
 export const ProbeRecord = z.object({
   name: z.string(),
   ok: z.boolean(),
-  ms: z.number().nonnegative(),
+  ms: z.number().nonnegative().max(DAY_MS),
   error: z.string().optional(),
   /** The tool or file does not exist on this machine (rocm-smi on an NVIDIA box): expected, not a fault. */
   absent: z.boolean().optional(),
@@ -23,7 +37,7 @@ export const CatalogMatch = z.object({
 export type CatalogMatch = z.infer<typeof CatalogMatch>
 
 export const Gpu = z.object({
-  index: z.number().int().nonnegative(),
+  index: z.number().int().nonnegative().max(MAX_DEVICE_INDEX),
   vendor: GpuVendor,
   name: z.string(),
   uuid: z.string().nullable().default(null),
@@ -48,25 +62,25 @@ export const Gpu = z.object({
   tf32: Support,
   fp8: Support,
   int8: Support,
-  memoryBandwidthGBs: z.number().nonnegative().nullable(),
-  fp32Tflops: z.number().nonnegative().nullable(),
-  fp16TensorTflops: z.number().nonnegative().nullable(),
-  tdpWatts: z.number().nonnegative().nullable(),
-  powerLimitWatts: z.number().nonnegative().nullable(),
-  powerDrawWatts: z.number().nonnegative().nullable(),
-  temperatureC: z.number().nullable(),
-  utilizationPercent: z.number().nullable(),
+  memoryBandwidthGBs: Rate.nullable(),
+  fp32Tflops: Rate.nullable(),
+  fp16TensorTflops: Rate.nullable(),
+  tdpWatts: Watts.nullable(),
+  powerLimitWatts: Watts.nullable(),
+  powerDrawWatts: Watts.nullable(),
+  temperatureC: Celsius.nullable(),
+  utilizationPercent: z.number().min(0).max(100).nullable(),
   clocks: z.object({
-    smMHz: z.number().nullable(),
-    memMHz: z.number().nullable(),
-    maxSmMHz: z.number().nullable(),
+    smMHz: MHz.nullable(),
+    memMHz: MHz.nullable(),
+    maxSmMHz: MHz.nullable(),
   }),
   /** Current PCIe link (it drops at idle on many boards) and the most the link can do. */
   pcie: z.object({
-    gen: z.number().int().nullable(),
-    width: z.number().int().nullable(),
-    maxGen: z.number().int().nullable().default(null),
-    maxWidth: z.number().int().nullable().default(null),
+    gen: PcieNumber.nullable(),
+    width: PcieNumber.nullable(),
+    maxGen: PcieNumber.nullable().default(null),
+    maxWidth: PcieNumber.nullable().default(null),
   }),
   driverVersion: z.string().nullable(),
   migMode: z.enum(['enabled', 'disabled', 'unsupported', 'unknown']),
@@ -79,7 +93,7 @@ export type LinkKind = z.infer<typeof LinkKind>
 
 export const Interconnect = z.object({
   kind: z.enum(['nvlink', 'pcie', 'xgmi', 'mixed', 'none', 'unknown']),
-  links: z.array(z.object({ a: z.number().int(), b: z.number().int(), kind: LinkKind, detail: z.string() })),
+  links: z.array(z.object({ a: DeviceIndex, b: DeviceIndex, kind: LinkKind, detail: z.string() })),
 })
 
 export const StorageKind = z.enum(['nvme', 'ssd', 'hdd', 'unknown'])
@@ -103,7 +117,7 @@ export const HardwareProfile = z.object({
     container: z.object({
       detected: z.boolean(),
       memoryLimitBytes: Bytes.nullable(),
-      cpuQuotaCores: z.number().nonnegative().nullable(),
+      cpuQuotaCores: z.number().nonnegative().max(MAX_CORES).nullable(),
       cgroupVersion: z.union([z.literal(1), z.literal(2)]).nullable(),
     }),
   }),
@@ -111,12 +125,12 @@ export const HardwareProfile = z.object({
     vendor: z.string(),
     brand: z.string(),
     arch: z.string(),
-    physicalCores: z.number().int().positive(),
-    logicalCores: z.number().int().positive(),
+    physicalCores: z.number().int().positive().max(MAX_CORES),
+    logicalCores: z.number().int().positive().max(MAX_CORES),
     /** Cores this process may use: the container quota where one is set. */
-    usableCores: z.number().positive(),
-    baseGHz: z.number().nonnegative().nullable(),
-    boostGHz: z.number().nonnegative().nullable(),
+    usableCores: z.number().positive().max(MAX_CORES),
+    baseGHz: GHz.nullable(),
+    boostGHz: GHz.nullable(),
     flags: z.object({
       avx2: z.boolean(),
       avx512: z.boolean(),
@@ -125,8 +139,12 @@ export const HardwareProfile = z.object({
       fma: z.boolean(),
       neon: z.boolean(),
     }),
-    numaNodes: z.number().int().positive(),
-    temperatureC: z.number().nullable(),
+    numaNodes: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_DEVICE_INDEX + 1),
+    temperatureC: Celsius.nullable(),
   }),
   memory: z.object({
     totalBytes: Bytes,
@@ -139,7 +157,7 @@ export const HardwareProfile = z.object({
       totalBytes: Bytes,
       deviceKind: z.enum(['nvme', 'ssd', 'hdd', 'zram', 'unknown', 'none']),
     }),
-    bandwidthGBs: z.number().nonnegative().nullable(),
+    bandwidthGBs: Rate.nullable(),
   }),
   gpus: z.array(Gpu),
   interconnect: Interconnect,
@@ -159,14 +177,14 @@ export const HardwareProfile = z.object({
       kind: StorageKind,
       totalBytes: Bytes,
       freeBytes: Bytes,
-      readMBs: z.number().nonnegative().nullable(),
-      writeMBs: z.number().nonnegative().nullable(),
+      readMBs: Rate.nullable(),
+      writeMBs: Rate.nullable(),
     }),
   ),
   network: z.object({
     /** `not-measured`: no benchmark or no target configured; `offline`: the target could not be reached. */
     status: z.enum(['measured', 'not-measured', 'offline']),
-    downloadMbps: z.number().nonnegative().nullable(),
+    downloadMbps: Rate.nullable(),
     /** The URL the estimate was measured against (user-configured; rigfit has no default target). */
     target: z.string().nullable().default(null),
   }),
@@ -176,16 +194,16 @@ export const HardwareProfile = z.object({
     acOnline: z.boolean().nullable(),
     percent: z.number().min(0).max(100).nullable(),
     /** Sum of device TDPs that training would draw: GPUs plus the CPU package. */
-    tdpBudgetWatts: z.number().nonnegative().nullable(),
+    tdpBudgetWatts: Watts.nullable(),
   }),
   thermal: z.object({
-    cpuTempC: z.number().nullable(),
-    gpuTempsC: z.array(z.number().nullable()),
+    cpuTempC: Celsius.nullable(),
+    gpuTempsC: z.array(Celsius.nullable()),
     throttlingRisk: z.enum(['low', 'medium', 'high', 'unknown']),
   }),
   benchmark: z.object({
     ran: z.boolean(),
-    ms: z.number().nonnegative().nullable(),
+    ms: z.number().nonnegative().max(DAY_MS).nullable(),
     /** How each figure was measured (buffer sizes, passes, O_DIRECT or fsync), so a reader can judge it. */
     notes: z.array(z.string()).default([]),
   }),

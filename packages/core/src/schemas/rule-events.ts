@@ -62,6 +62,16 @@ export const CapEvent = z.strictObject({
         }
       } else if (!Number.isFinite(params.max)) {
         ctx.addIssue({ code: 'custom', path: ['max'], message: 'a cap must be a finite number' })
+      } else {
+        // A cap outside the setting's own range (gpus 0, memoryFraction 1e-300) would break every plan it touches.
+        const parsed = SETTING_VALUES[params.setting].safeParse(params.max)
+        if (!parsed.success) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['max'],
+            message: `${params.max} is not a valid cap for setting "${params.setting}": ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+          })
+        }
       }
     }),
 })

@@ -1,4 +1,5 @@
 import { Gpu } from '@rigfit/core'
+import { type FuzzTarget, mutatedJson, mutatedText } from '@rigfit/fuzz-kit'
 import type fc from 'fast-check'
 import { z } from 'zod'
 import { amdGpus } from '../../src/gpu/amd.js'
@@ -26,16 +27,6 @@ import { parseSystemProfilerDisplays } from '../../src/parsers/system-profiler.j
 import { parseXpuSmiDiscovery } from '../../src/parsers/xpu-smi.js'
 import { recorded, WRITTEN } from './corpus.js'
 import * as expect from './expectations.js'
-import { mutatedJson, mutatedText } from './mutate.js'
-
-/** One tool-output parser under fuzzing: how its inputs are made, and what any answer of it must satisfy. */
-export interface FuzzTarget {
-  name: string
-  input: fc.Arbitrary<string>
-  parse: (text: string) => unknown
-  /** Throws when the answer breaks a guarantee. */
-  check: (answer: unknown) => void
-}
 
 const GiB = 1024 ** 3
 const GpuRecords = z.array(Gpu)
@@ -50,6 +41,8 @@ function target<T>(
 }
 
 const csv = (name: string) => /\.csv$/.test(name) && !/\.(compute_cap|mig)\.csv$/.test(name)
+
+export type { FuzzTarget }
 
 export const TARGETS: FuzzTarget[] = [
   target(

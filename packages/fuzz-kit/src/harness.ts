@@ -1,5 +1,14 @@
 import fc from 'fast-check'
-import type { FuzzTarget } from './targets.js'
+
+/** One parser or loader under fuzzing: how its inputs are made, and what any answer of it must satisfy. */
+export interface FuzzTarget {
+  name: string
+  input: fc.Arbitrary<string>
+  /** Throws only on a crash: a loader's typed refusal of bad input is an answer, returned as such. */
+  parse: (text: string) => unknown
+  /** Throws when the answer breaks a guarantee. */
+  check: (answer: unknown) => void
+}
 
 export interface FuzzFinding {
   /** The start of the input, escaped, and its length: enough to reproduce with the seed. */

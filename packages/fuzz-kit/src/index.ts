@@ -1,0 +1,3 @@
+export { type FuzzFinding, type FuzzResult, type FuzzTarget, fuzz } from './harness.js'
+export { mutatedJson, mutatedText, token } from './mutate.js'
+export { fuzzReport, fuzzSettings, fuzzTimeoutMs, runTarget } from './suite.js'

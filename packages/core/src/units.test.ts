@@ -1,6 +1,7 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RigfitError } from './errors.js'
-import { parseDurationHours, parseSizeBytes } from './units.js'
+import { parseCount, parseDurationHours, parseSizeBytes } from './units.js'
 
 describe('parseDurationHours', () => {
   it.each([
@@ -38,4 +39,36 @@ describe('parseSizeBytes', () => {
   it.each(['0', '0MB', '-5GB', '5 lots', 'MB', '1.2.3GB', '5XB'])('refuses %j with E_BAD_SIZE', (text) => {
     expect(() => parseSizeBytes(text)).toThrow(expect.objectContaining({ code: 'E_BAD_SIZE' }))
   })
+})
+
+describe('parseCount', () => {
+  it('reads plain numbers, separators and k/M/B/T suffixes', () => {
+    expect(parseCount('50000', '--examples')).toBe(50_000)
+    expect(parseCount('50,000', '--examples')).toBe(50_000)
+    expect(parseCount('50_000', '--examples')).toBe(50_000)
+    expect(parseCount('50k', '--examples')).toBe(50_000)
+    expect(parseCount('1.5M', '--dataset-tokens')).toBe(1_500_000)
+    expect(parseCount('20B', '--dataset-tokens')).toBe(20_000_000_000)
+    expect(parseCount(' 2 t ', '--dataset-tokens')).toBe(2_000_000_000_000)
+  })
+
+  it('any whole count written with a suffix reads back as itself', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 999_999 }),
+        fc.constantFrom(['', 1], ['k', 1e3], ['M', 1e6], ['B', 1e9]),
+        (n, [suffix, factor]) => {
+          expect(parseCount(`${n}${suffix}`, '--x')).toBe(n * (factor as number))
+        },
+      ),
+      { seed: 3, numRuns: 500 },
+    )
+  })
+
+  it.each(['', '0', '-5', '1.2.3', '5 GB', '1e9', '50,00', 'k', '2000T'])(
+    'refuses %j naming the flag',
+    (text) => {
+      expect(() => parseCount(text, '--examples')).toThrow(/--examples/)
+    },
+  )
 })

@@ -51,6 +51,31 @@ export function parseSizeBytes(text: string, flag = '--dataset-size'): number {
   return Math.round(bytes)
 }
 
+const COUNT_UNITS: Record<string, number> = { '': 1, k: 1e3, m: 1e6, b: 1e9, t: 1e12 }
+
+/** The largest count a flag takes: a quadrillion tokens is far past any dataset. */
+const MAX_COUNT = 1e15
+
+/**
+ * Parses a count such as `50k`, `1.5M`, `20B`, `2T`, `50,000` or `50_000` (tokens, examples): decimal suffixes,
+ * B for billions as in "20B tokens". The result is a whole number from 1 to 10^15.
+ */
+export function parseCount(text: string, flag: string): number {
+  const match = /^\s*(\d+(?:[.,_]\d+)*)\s*([kmbt])?\s*$/i.exec(text)
+  const digits = match?.[1] ?? ''
+  // Thousands separators (50,000 and 50_000) are dropped; a single dot is a decimal point (1.5M).
+  const plain = /^\d{1,3}([,_]\d{3})+$/.test(digits) ? digits.replace(/[,_]/g, '') : digits
+  const value = /[,_]/.test(plain) ? Number.NaN : Number(plain)
+  const count = Math.round(value * (COUNT_UNITS[(match?.[2] ?? '').toLowerCase()] ?? Number.NaN))
+  if (!Number.isFinite(count) || count < 1 || count > MAX_COUNT) {
+    throw new RigfitError('usage', 'E_BAD_COUNT', `${flag} "${text}" is not a count from 1 to 10^15.`, {
+      suggestion:
+        'Write a whole number, with k, M, B or T for thousands, millions, billions, trillions: 50k, 20B.',
+    })
+  }
+  return count
+}
+
 /** Bytes as GiB with one decimal, without the unit ("14.4"): how plans and warnings write memory. */
 export function gibText(bytes: number): string {
   return (bytes / 2 ** 30).toFixed(1)

@@ -142,7 +142,7 @@ async function rank(
     const profile = candidate.profile()
     // A workload with a size is planned without the time cap: the plan's speed decides how long all of it takes.
     // An open-ended fine-tune (no dataset size) has nothing else to bound it, so its plan keeps the budget.
-    const openEnded = workload.kind === 'finetune' && workload.datasetBytes === null
+    const openEnded = workload.kind === 'finetune' && datasetTokens(workload) === null
     const planned: Workload = { ...workload, timeBudgetHours: openEnded ? workload.timeBudgetHours : null }
     const decisions = await decide(packs, deriveFacts(profile, planned, mode))
     const plan = generatePlan({ profile, workload: planned, mode, decisions, options })
@@ -201,12 +201,13 @@ function requested(workload: Workload, plan: TrainingPlan): number {
     maxHours: null,
     kind: workload.kind,
     datasetTokens: datasetTokens(workload),
+    epochs: workload.epochs ?? null,
   }).budget
 }
 
 export function renderRecommendations(ranking: RecommendationResult, workload: Workload): string {
   const what = workload.model ? `fine-tune ${workload.model.name}` : 'pretrain from scratch'
-  const all = workload.kind === 'finetune' && workload.datasetBytes === null ? '' : ' on all its tokens'
+  const all = workload.kind === 'finetune' && datasetTokens(workload) === null ? '' : ' on all its tokens'
   const lines = [
     `Hardware that can ${what}${all} within ${fmtHours(ranking.budgetHours)} (${ranking.mode} mode), fastest first:`,
     '',

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import {
+  parseCount,
   parseDurationHours,
   parseSizeBytes,
   RigfitError,
@@ -40,6 +41,28 @@ export const workloadFlags = {
     description: 'Size of the training text, e.g. 20GB (fine-tuning: one epoch of it).',
     helpGroup: 'WORKLOAD',
   }),
+  'dataset-tokens': Flags.string({
+    description:
+      'Tokens in the training data, counted: 200M, 20B (k, M, B, T). For pretraining, the tokens to train.',
+    helpGroup: 'WORKLOAD',
+    exclusive: ['dataset-size', 'examples'],
+  }),
+  examples: Flags.string({
+    description: 'Examples in the training data (50k); with --tokens-per-example, the dataset in tokens.',
+    helpGroup: 'WORKLOAD',
+    dependsOn: ['tokens-per-example'],
+    exclusive: ['dataset-size'],
+  }),
+  'tokens-per-example': Flags.string({
+    description: 'Average tokens per example, prompt and answer together (1k).',
+    helpGroup: 'WORKLOAD',
+    dependsOn: ['examples'],
+  }),
+  epochs: Flags.string({
+    description:
+      'Passes over the dataset (default: 1 for a fine-tune; pretraining up to 4). Fractions allowed.',
+    helpGroup: 'WORKLOAD',
+  }),
   'frozen-model': Flags.string({
     description: 'A frozen model that shares the GPUs with the trained one (repeat for several).',
     multiple: true,
@@ -60,6 +83,10 @@ export interface WorkloadFlagValues {
   'target-batch'?: number
   'time-budget'?: string
   'dataset-size'?: string
+  'dataset-tokens'?: string
+  examples?: string
+  'tokens-per-example'?: string
+  epochs?: string
   'frozen-model'?: string[]
   nodes: number
 }
@@ -85,9 +112,45 @@ export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Work
     method: flags.method as Workload['method'],
     frozenModels,
     datasetBytes: flags['dataset-size'] ? parseSizeBytes(flags['dataset-size']) : null,
+    datasetTokens: countedDatasetTokens(flags),
+    epochs: flags.epochs === undefined ? null : parseEpochs(flags.epochs),
     timeBudgetHours: flags['time-budget'] ? parseDurationHours(flags['time-budget']) : null,
     targetEffectiveBatch: flags['target-batch'] ?? null,
     seq: flags.seq ?? null,
     nodes: flags.nodes,
   }
+}
+
+/** The dataset in tokens when the user counted it: --dataset-tokens, or --examples x --tokens-per-example. */
+function countedDatasetTokens(flags: WorkloadFlagValues): number | null {
+  if (flags['dataset-tokens'] !== undefined) return parseCount(flags['dataset-tokens'], '--dataset-tokens')
+  if (flags.examples === undefined || flags['tokens-per-example'] === undefined) return null
+  const tokens =
+    parseCount(flags.examples, '--examples') * parseCount(flags['tokens-per-example'], '--tokens-per-example')
+  if (tokens > 1e15) {
+    throw new RigfitError(
+      'usage',
+      'E_BAD_COUNT',
+      `--examples x --tokens-per-example is ${tokens} tokens, over 10^15.`,
+      {
+        suggestion: 'Check both counts: --examples 50k --tokens-per-example 1k is 50M tokens.',
+      },
+    )
+  }
+  return tokens
+}
+
+function parseEpochs(text: string): number {
+  const epochs = Number(text.trim())
+  if (!(Number.isFinite(epochs) && epochs > 0 && epochs <= 1000)) {
+    throw new RigfitError(
+      'usage',
+      'E_BAD_EPOCHS',
+      `--epochs "${text}" is not a number of passes from above 0 to 1000.`,
+      {
+        suggestion: 'Write how many times to go over the data: --epochs 3 (or 0.5 for half of it).',
+      },
+    )
+  }
+  return epochs
 }

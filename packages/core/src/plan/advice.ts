@@ -3,6 +3,7 @@ import type { AdviceDecision, Decisions } from '../schemas/decisions.js'
 import type { HardwareProfile } from '../schemas/hardware-profile.js'
 import type { Advice } from '../schemas/training-plan.js'
 import type { Workload } from '../schemas/workload.js'
+import { datasetTokens } from './candidates.js'
 import type { CheckpointPlan } from './checkpoints.js'
 import { fmtTokens } from './describe.js'
 import type { ModeBudget } from './modes.js'
@@ -96,11 +97,11 @@ export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestion
       ),
     )
   }
-  if (input.workload.kind === 'finetune' && input.workload.datasetBytes === null) {
+  if (input.workload.kind === 'finetune' && datasetTokens(input.workload) === null) {
     suggestions.push(
       generated(
         'give-dataset-size',
-        `Without --dataset-size the token budget is what ${input.maxHours} h of training reaches; give the dataset's size to plan one epoch of it.`,
+        `Without the dataset's size the token budget is what ${input.maxHours} h of training reaches; give --examples N --tokens-per-example N, --dataset-tokens N or --dataset-size to plan one epoch of it (--epochs for more).`,
         'a token budget that matches the data',
       ),
     )

@@ -106,6 +106,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     maxHours,
     kind: workload.kind,
     datasetTokens: datasetTokens(workload),
+    epochs: workload.epochs ?? null,
     tokensPerStep,
   })
   const totalHours = tps > 0 ? tokens.budget / tps / 3600 : 0

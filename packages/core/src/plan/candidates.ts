@@ -106,8 +106,9 @@ export function targetEffectiveBatch(
   return Math.max(1, Math.round(DEFAULT_TOKENS_PER_STEP[mode] / seq))
 }
 
-/** Tokens in the dataset, from its size in bytes; null when the size is not given. */
+/** Tokens in the dataset: as counted by the user, else from its size in bytes; null when neither is given. */
 export function datasetTokens(workload: Workload): number | null {
+  if (workload.datasetTokens != null) return workload.datasetTokens
   return workload.datasetBytes === null ? null : Math.floor(workload.datasetBytes / BYTES_PER_TOKEN)
 }
 

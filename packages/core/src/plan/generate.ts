@@ -198,7 +198,7 @@ function searchMode(
     tokenTarget: (params) =>
       workload.kind === 'pretrain'
         ? params * budget.tokensPerParam
-        : (datasetTokens(workload) ?? Number.POSITIVE_INFINITY),
+        : (datasetTokens(workload) ?? Number.POSITIVE_INFINITY) * (workload.epochs ?? 1),
     maxHours: workload.timeBudgetHours ?? budget.hoursRange[1],
     exactTarget: workload.targetEffectiveBatch !== null || Boolean(options.baseBatch),
   }

@@ -20,6 +20,8 @@ export interface TokenBudgetInput {
   datasetTokens: number | null
   /** Tokens one optimizer step trains (effective batch x sequence): the budget is then whole steps. */
   tokensPerStep?: number
+  /** Passes over the dataset the user asked for; null: one for a fine-tune, up to MAX_PRETRAIN_EPOCHS pretraining. */
+  epochs?: number | null
 }
 
 export interface TokenBudget {
@@ -57,8 +59,8 @@ export function tokenBudget(input: TokenBudgetInput): TokenBudget {
     )
   } else {
     if (input.kind === 'pretrain') bounds.push({ binding: 'chinchilla', tokens: chinchillaTokens })
-    const epochs = input.kind === 'pretrain' ? MAX_PRETRAIN_EPOCHS : 1
-    if (dataset !== null) bounds.push({ binding: 'dataset', tokens: dataset * epochs })
+    const epochs = input.epochs ?? (input.kind === 'pretrain' ? MAX_PRETRAIN_EPOCHS : 1)
+    if (dataset !== null) bounds.push({ binding: 'dataset', tokens: Math.floor(dataset * epochs) })
   }
   if (timeBudgetTokens !== null) bounds.push({ binding: 'time-budget', tokens: timeBudgetTokens })
   // A fine-tune of unknown size with no time bound has nothing to bound it: the Chinchilla figure stands in.

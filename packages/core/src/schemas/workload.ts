@@ -16,6 +16,11 @@ export const Workload = z.object({
   /** Frozen companion models that share the GPUs (e.g. an encoder trained between two frozen LLMs). */
   frozenModels: z.array(ModelSpec),
   datasetBytes: z.number().int().nonnegative().nullable(),
+  /** Tokens in the dataset when the user counted them (`--dataset-tokens`, `--examples` x `--tokens-per-example`);
+   *  they win over `datasetBytes`, which is converted at a documented bytes-per-token ratio. */
+  datasetTokens: z.number().int().positive().max(1e15).nullable().optional(),
+  /** Passes over the dataset (`--epochs`): a fine-tune makes one by default, pretraining up to four. */
+  epochs: z.number().positive().max(1000).nullable().optional(),
   timeBudgetHours: z.number().positive().nullable(),
   /** Effective batch in sequences: micro-batch x accumulation x GPUs x nodes. */
   targetEffectiveBatch: z.number().int().positive().nullable(),

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { MODES, type Mode, performanceScore } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
+import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
 import { writeGeneratedConfigs } from '../lib/generate-configs.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
 import { planModes } from '../lib/planning.js'
@@ -66,7 +67,9 @@ export default class Analyze extends RigfitCommand {
       ...collectAdvice(plans, 'warnings'),
     ]
     if (Object.keys(plans).length === 0) {
-      throw failures.balanced ?? failures.conservative ?? failures.extreme
+      const failure = failures.balanced ?? failures.conservative ?? failures.extreme
+      if (!failure) throw new Error('no plan and no failure')
+      throw explainedFitError(failure, await fitAlternatives(this, profile, workload, 'balanced', options))
     }
     const written = flags['generate-configs']
       ? await writeGeneratedConfigs(plans, flags.out, flags.force)

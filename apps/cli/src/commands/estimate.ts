@@ -4,7 +4,6 @@ import {
   EstimateInput,
   type EstimateResult,
   estimate,
-  LoraTarget,
   listModels,
   type ModelSpec,
   pointEstimateInput,
@@ -15,6 +14,7 @@ import { resolveModel } from '@rigfit/core/node'
 import { osReserveBytes } from '@rigfit/profiler'
 import { RigfitCommand } from '../lib/base-command.js'
 import { type EstimateContext, resolveEstimateContext } from '../lib/estimate-context.js'
+import { parseLoraTargets } from '../lib/pin-flags.js'
 import { renderEstimate } from '../lib/render-estimate.js'
 
 const GIB = 2 ** 30
@@ -318,21 +318,5 @@ function parseLora(rank: number | undefined, targetsText: string | undefined): E
     }
     return null
   }
-  const names = (targetsText ?? 'q,v')
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '')
-  const valid = LoraTarget.options as readonly string[]
-  const bad = names.filter((t) => !valid.includes(t))
-  if (names.length === 0 || bad.length > 0) {
-    throw new RigfitError(
-      'usage',
-      'E_USAGE',
-      `--lora-targets: ${bad.length > 0 ? `unknown layer ${bad.map((b) => `"${b}"`).join(', ')}` : 'no layer given'}`,
-      {
-        suggestion: `Choose among ${valid.join(',')}, e.g. --lora-targets q,k,v,o.`,
-      },
-    )
-  }
-  return { rank, targets: [...new Set(names)] as LoraTarget[], dropout: 0 }
+  return { rank, targets: parseLoraTargets(targetsText ?? 'q,v'), dropout: 0 }
 }

@@ -12,6 +12,7 @@ import {
 } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
 import { loadCluster } from '../lib/cluster.js'
+import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
 import { instanceFlags, parsePrice, resolvePlanningProfile } from '../lib/instance.js'
 import { loadAllPacks } from '../lib/packs.js'
 import { planModes } from '../lib/planning.js'
@@ -93,7 +94,17 @@ export default class Plan extends RigfitCommand {
     const planned = cluster ? { ...workload, nodes: cluster.nodes } : workload
     const { plans, failures } = await planModes(this, profile, planned, [mode], options)
     const failure = failures[mode]
-    if (failure) throw failure
+    if (failure) {
+      // Nothing fits: say the smallest changes that would, and show the nearest of those plans.
+      const alternatives = await fitAlternatives(this, profile, planned, mode, options)
+      const nearest = alternatives[0]
+      if (nearest && !this.jsonEnabled()) {
+        this.log(`Nothing fits as asked. The nearest plan that fits, with ${nearest.flags}:\n`)
+        this.log(renderPlan(nearest.plan))
+        this.log('')
+      }
+      throw explainedFitError(failure, alternatives)
+    }
     const plan = plans[mode]
     if (plan && cluster?.warning) {
       plan.warnings.unshift({

@@ -8,6 +8,7 @@ import {
   type Workload,
 } from '@rigfit/core'
 import { resolveModel } from '@rigfit/core/node'
+import { type PinFlagValues, pinFlags, pinsFromFlags } from './pin-flags.js'
 
 /** Flags that describe what the user wants to train, shared by `analyze` and `plan`. */
 export const workloadFlags = {
@@ -74,9 +75,10 @@ export const workloadFlags = {
     default: 1,
     helpGroup: 'WORKLOAD',
   }),
+  ...pinFlags,
 }
 
-export interface WorkloadFlagValues {
+export interface WorkloadFlagValues extends PinFlagValues {
   model?: string
   method: string
   seq?: number
@@ -118,6 +120,7 @@ export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Work
     targetEffectiveBatch: flags['target-batch'] ?? null,
     seq: flags.seq ?? null,
     nodes: flags.nodes,
+    pins: pinsFromFlags(flags),
   }
 }
 

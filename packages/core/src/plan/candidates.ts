@@ -1,9 +1,9 @@
 import { RigfitError } from '../errors.js'
 import { generateModelShape } from '../model/index.js'
-import type { Mode } from '../schemas/common.js'
+import type { Mode, Quantization } from '../schemas/common.js'
 import type { LoraSpec } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
-import type { Workload } from '../schemas/workload.js'
+import type { SettingPins, Workload } from '../schemas/workload.js'
 import { effectiveBatchOf } from './batch.js'
 import { MODE_BUDGETS, type ModeBudget } from './modes.js'
 
@@ -14,7 +14,7 @@ export type Method = 'full' | 'lora' | 'qlora'
 export interface MethodChoice {
   method: Method
   lora: LoraSpec | null
-  quant: 'none' | 'nf4'
+  quant: Quantization
 }
 
 /** LoRA settings by mode: more rank and more wrapped layers as the mode spends more memory. */
@@ -41,11 +41,17 @@ const DEFAULT_TOKENS_PER_STEP: Record<Mode, number> = {
 /** Average bytes of raw text per token for BPE tokenizers on English text. */
 const BYTES_PER_TOKEN = 4
 
-export function methodChoice(method: Method, mode: Mode): MethodChoice {
+/** A method as the search tries it in this mode, with the adapter and quantisation pins the user gave. */
+export function methodChoice(method: Method, mode: Mode, pins: SettingPins = {}): MethodChoice {
+  const byMode = LORA_BY_MODE[mode]
   return {
     method,
-    lora: method === 'full' ? null : LORA_BY_MODE[mode],
-    quant: method === 'qlora' ? 'nf4' : 'none',
+    lora:
+      method === 'full'
+        ? null
+        : { rank: pins.loraRank ?? byMode.rank, targets: pins.loraTargets ?? byMode.targets, dropout: 0 },
+    // LoRA may run over an 8-bit base when the user pins --quant int8; QLoRA is the 4-bit NF4 base.
+    quant: method === 'qlora' ? 'nf4' : method === 'lora' && pins.quant === 'int8' ? 'int8' : 'none',
   }
 }
 

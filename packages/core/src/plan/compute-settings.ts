@@ -1,4 +1,5 @@
 import type { Attention, Optimizer, Precision } from '../schemas/common.js'
+import type { SettingPins } from '../schemas/workload.js'
 import type { DecisionReader } from './decided.js'
 import type { TrainingDevices } from './training-devices.js'
 
@@ -13,7 +14,11 @@ export interface ComputeSettings {
 }
 
 /** Resolves them from the packs (or the device's defaults), tracing each but the optimizer. */
-export function computeSettings(reader: DecisionReader, devices: TrainingDevices): ComputeSettings {
+export function computeSettings(
+  reader: DecisionReader,
+  devices: TrainingDevices,
+  pins: SettingPins = {},
+): ComputeSettings {
   const precision = choosePrecision(reader, devices)
   const attention = reader.resolve<Attention>(
     'attention',
@@ -25,9 +30,10 @@ export function computeSettings(reader: DecisionReader, devices: TrainingDevices
   )
   const decided = reader.value<Optimizer>('optimizer')
   const optimizer =
-    decided !== undefined && !reader.forbidden('optimizer', decided)
+    pins.optimizer ??
+    (decided !== undefined && !reader.forbidden('optimizer', decided)
       ? decided
-      : (reader.allowed<Optimizer>('optimizer', ['adamw', 'adafactor', 'sgd-momentum'])[0] ?? 'adamw')
+      : (reader.allowed<Optimizer>('optimizer', ['adamw', 'adafactor', 'sgd-momentum'])[0] ?? 'adamw'))
   const fusedOptimizer = reader.resolve<boolean>(
     'fusedOptimizer',
     devices.kind === 'cuda',

@@ -1,6 +1,7 @@
 import type { Decisions, Provenance } from '../schemas/decisions.js'
 import type { SettingName } from '../schemas/rule-pack.js'
 import type { TraceEntry } from '../schemas/training-plan.js'
+import type { PinTrace } from './pins.js'
 
 type Value = string | number | boolean
 
@@ -8,7 +9,19 @@ type Value = string | number | boolean
 export class DecisionReader {
   readonly trace: TraceEntry[] = []
 
-  constructor(private readonly decisions: Decisions) {}
+  /**
+   * @param pins settings the user fixed on the command line, by trace name: they win over every rule and are
+   *   traced to their flags.
+   */
+  constructor(
+    private readonly decisions: Decisions,
+    private readonly pins: Readonly<Record<string, PinTrace>> = {},
+  ) {}
+
+  /** Whether the user pinned this setting. */
+  isPinned(setting: string): boolean {
+    return this.pins[setting] !== undefined
+  }
 
   /** The value a rule set, if any. */
   value<T extends Value>(setting: SettingName): T | undefined {
@@ -45,6 +58,11 @@ export class DecisionReader {
     facts: Record<string, unknown> = {},
   ): T {
     const decision = this.decisions.settings[setting]
+    const pin = this.pins[setting]
+    if (pin) {
+      this.recordPinned(setting, pin.value)
+      return pin.value as T
+    }
     if (decision && !this.forbidden(setting, decision.value)) {
       this.recordRule(setting, decision.value, decision.provenance)
       return decision.value as T
@@ -59,7 +77,8 @@ export class DecisionReader {
    */
   settle(setting: string, value: unknown, reason: string, facts: Record<string, unknown> = {}): void {
     const decision = this.decisions.settings[setting as SettingName]
-    if (decision && decision.value === value) this.recordRule(setting, value, decision.provenance)
+    if (this.isPinned(setting)) this.recordPinned(setting, value)
+    else if (decision && decision.value === value) this.recordRule(setting, value, decision.provenance)
     else if (decision) {
       const rule = `${decision.provenance.pack}/${decision.provenance.rule}`
       this.recordGenerator(
@@ -76,12 +95,26 @@ export class DecisionReader {
     const out: string[] = []
     for (const [setting, value] of Object.entries(chosen) as [SettingName, Value][]) {
       const decision = this.decisions.settings[setting]
-      if (decision && decision.value !== value) {
+      if (decision && decision.value !== value && !this.isPinned(setting)) {
         const rule = `${decision.provenance.pack}/${decision.provenance.rule}`
         out.push(`${setting} (${rule} prefers ${JSON.stringify(decision.value)})`)
       }
     }
     return out
+  }
+
+  /** A pinned value: the user's flags decided it, whatever the packs prefer. */
+  private recordPinned(setting: string, value: unknown): void {
+    const text = this.pins[setting]?.text ?? setting
+    this.trace.push({
+      setting,
+      value,
+      rule: text,
+      pack: 'command-line',
+      layer: 'user',
+      facts: {},
+      reason: `pinned on the command line (${text})`,
+    })
   }
 
   recordRule(setting: string, value: unknown, provenance: Provenance): void {

@@ -23,6 +23,7 @@ import { describeDevices } from './describe.js'
 import { extremeShapeAdvice } from './extreme-shape.js'
 import { type BaseSpace, climbLadder, type LadderResult, ladderRungs } from './ladder.js'
 import { MODE_BUDGETS, type ModeBudget } from './modes.js'
+import { checkPins, methodsAllowedByPins, pinTraces, pinWarnings } from './pins.js'
 import { placeModels } from './placement.js'
 import type { Candidate } from './search.js'
 import { selectTrainingDevices, type TrainingDevices } from './training-devices.js'
@@ -59,7 +60,7 @@ const HOST_OFFLOAD_SHARE = 0.8
 export function generatePlan(request: PlanRequest): TrainingPlan {
   const { profile, workload, mode } = request
   const options = request.options
-  const reader = new DecisionReader(request.decisions)
+  const reader = new DecisionReader(request.decisions, pinTraces(workload))
   const advice: { warnings: Advice[]; suggestions: Advice[] } = { warnings: [], suggestions: [] }
   const budget = effectiveBudget(MODE_BUDGETS[mode], profile, advice)
 
@@ -88,7 +89,10 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
     { capacityBytes: devices.capacityBytes },
   )
   const budgetBytes = Math.floor(devices.capacityBytes * memoryFraction)
-  const compute = computeSettings(reader, devices)
+  const pins = workload.pins ?? {}
+  checkPins(workload, devices.gpus.length)
+  const compute = computeSettings(reader, devices, pins)
+  advice.warnings.push(...pinWarnings(pins, devices))
 
   const frozen = workload.frozenModels.map((spec) => ({ spec, params: countParams(spec).total }))
   // Frozen companion models are placed first. When they do not all fit beside the trained model on every GPU,
@@ -168,6 +172,7 @@ function searchMode(
 ): { ladder: LadderResult; targetFor: number } {
   const { request, reader, devices, compute } = setup
   const { profile, workload } = request
+  const pins = workload.pins ?? {}
   const options = request.options
   const nodes = workload.nodes
   const targetFor = targetEffectiveBatch(
@@ -181,9 +186,14 @@ function searchMode(
   const mbCap = reader.cap('microBatch') ?? Number.POSITIVE_INFINITY
   const base: BaseSpace = {
     models: modelCandidates(workload, budget),
-    microBatches: microBatchSteps(Math.min(budget.microBatchRange[1], mbCap)).filter((mb) =>
-      options.baseBatch ? mb <= options.baseBatch : true,
-    ),
+    // A pinned micro-batch is the user's, above the mode's range or a pack's cap as well.
+    microBatches:
+      pins.microBatch !== undefined
+        ? [pins.microBatch]
+        : microBatchSteps(Math.min(budget.microBatchRange[1], mbCap)).filter((mb) =>
+            options.baseBatch ? mb <= options.baseBatch : true,
+          ),
+    gradAccum: pins.gradAccum ?? null,
     precision: compute.precision,
     attention: compute.attention,
     fusedOptimizer: compute.fusedOptimizer,
@@ -213,6 +223,7 @@ function searchMode(
     optimizer: compute.optimizer,
     seqs,
     shorterSeqs: shorterSequences(workload, seqs, seqCap),
+    pins,
   })
   const ladder = climbLadder(rungs, devices, {
     fillMemory: mode === 'extreme',
@@ -253,7 +264,10 @@ function methodsFor(
   reader: DecisionReader,
   devices: TrainingDevices,
 ): Method[] {
-  if (workload.kind === 'pretrain') return ['full']
-  const order = workload.method !== 'auto' ? [workload.method] : METHOD_ORDER[mode]
+  if (workload.kind === 'pretrain') return methodsAllowedByPins(workload)
+  const pinned = methodsAllowedByPins(workload)
+  const order = (workload.method !== 'auto' ? [workload.method] : METHOD_ORDER[mode]).filter((method) =>
+    pinned.includes(method),
+  )
   return reader.allowed('method', order).filter((method) => !(method === 'qlora' && devices.kind === 'cpu'))
 }

@@ -1,4 +1,5 @@
 import type { DeviceKind, Mode, Offload, Optimizer, Sharding } from '../schemas/common.js'
+import type { SettingPins } from '../schemas/workload.js'
 import { worldSize } from './batch.js'
 import { type Method, methodChoice } from './candidates.js'
 import type { DecisionReader } from './decided.js'
@@ -52,6 +53,8 @@ export interface LadderInput {
   optimizer: Optimizer
   seqs: number[]
   shorterSeqs: number[]
+  /** Settings the user fixed: each lever they name has that one value on every rung. */
+  pins: SettingPins
 }
 
 type Levers = Pick<SearchSpace, 'gradCheckpointing' | 'shardings' | 'offloads' | 'optimizers'>
@@ -65,7 +68,7 @@ export function ladderRungs(input: LadderInput): Rung[] {
     decidedMethod && input.methods.includes(decidedMethod)
       ? [decidedMethod, ...input.methods.filter((m) => m !== decidedMethod)]
       : input.methods
-  const ranked = order.map((method, rank) => ({ choice: methodChoice(method, mode), rank }))
+  const ranked = order.map((method, rank) => ({ choice: methodChoice(method, mode, input.pins), rank }))
   const offloadAll = mode === 'extreme' && offloadCapable(input.deviceKind)
   const steps: { lever: Lever; methods: typeof ranked; seqs: number[] }[] = []
   for (const method of ranked) {
@@ -123,12 +126,15 @@ export function climbLadder(rungs: Rung[], devices: TrainingDevices, rank: RankO
 const offloadCapable = (kind: DeviceKind) => kind === 'cuda' || kind === 'rocm'
 
 function leverChoices(input: LadderInput, level: number, offloadAll: boolean, rulesRelaxed: boolean): Levers {
-  const { reader, deviceKind } = input
+  const { reader, deviceKind, pins } = input
   const world = worldSize(input.base)
   const preferred = <T extends string | boolean>(
     setting: 'gradCheckpointing' | 'sharding' | 'offload' | 'optimizer',
     options: T[],
   ): T[] => {
+    // A pin is the user's: no rule forbids it away and no rung relaxes it.
+    const pinned = pins[setting] as T | undefined
+    if (pinned !== undefined) return [pinned]
     const decided = rulesRelaxed ? undefined : reader.value<T & (string | number | boolean)>(setting)
     return reader.allowed(setting, decided === undefined ? options : [decided])
   }

@@ -31,6 +31,8 @@ export interface SearchSpace {
   methods: { choice: MethodChoice; rank: number }[]
   seqs: number[]
   microBatches: number[]
+  /** Accumulation the user pinned (--grad-accum); null: the target effective batch sets it. */
+  gradAccum: number | null
   gradCheckpointing: boolean[]
   shardings: Sharding[]
   offloads: Offload[]
@@ -83,12 +85,9 @@ export function searchCandidates(
                 if (!validLevers(sharding, offload, optimizer, world)) continue
                 let onlyWithoutAccumulation = false
                 for (const microBatch of space.microBatches) {
-                  const gradAccum = gradAccumFor(
-                    space.targetEffectiveBatch,
-                    microBatch,
-                    space.gpus,
-                    space.nodes,
-                  )
+                  const gradAccum =
+                    space.gradAccum ??
+                    gradAccumFor(space.targetEffectiveBatch, microBatch, space.gpus, space.nodes)
                   const shape = { microBatch, gradAccum, gpus: space.gpus, nodes: space.nodes }
                   if (space.exactTarget && effectiveBatchOf(shape) !== space.targetEffectiveBatch) continue
                   if (onlyWithoutAccumulation && gradAccum > 1) continue

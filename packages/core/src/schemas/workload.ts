@@ -1,10 +1,31 @@
 import { z } from 'zod'
+import { Attention, Offload, Optimizer, Precision, Quantization, Sharding } from './common.js'
+import { LoraTarget } from './estimate.js'
 import { ModelSpec } from './model-spec.js'
 
 export const WORKLOAD_SCHEMA_VERSION = 1
 
 export const PeftMethod = z.enum(['auto', 'full', 'lora', 'qlora'])
 export type PeftMethod = z.infer<typeof PeftMethod>
+
+/**
+ * Settings the user fixed on the command line (`plan --micro-batch 4 --grad-ckpt ...`): every mode keeps them,
+ * or the plan fails naming the pin that cannot fit. Absent: the planner chooses.
+ */
+export const SettingPins = z.strictObject({
+  microBatch: z.number().int().positive().max(1_000_000).optional(),
+  gradAccum: z.number().int().positive().max(1_000_000).optional(),
+  precision: Precision.optional(),
+  optimizer: Optimizer.optional(),
+  gradCheckpointing: z.boolean().optional(),
+  attention: Attention.optional(),
+  sharding: Sharding.optional(),
+  offload: Offload.optional(),
+  loraRank: z.number().int().min(1).max(65_536).optional(),
+  loraTargets: z.array(LoraTarget).min(1).optional(),
+  quant: Quantization.optional(),
+})
+export type SettingPins = z.infer<typeof SettingPins>
 
 export const Workload = z.object({
   schemaVersion: z.literal(WORKLOAD_SCHEMA_VERSION),
@@ -26,5 +47,7 @@ export const Workload = z.object({
   targetEffectiveBatch: z.number().int().positive().nullable(),
   seq: z.number().int().positive().nullable(),
   nodes: z.number().int().positive(),
+  /** Settings fixed by the user; the planner searches only the rest. */
+  pins: SettingPins.optional(),
 })
 export type Workload = z.infer<typeof Workload>

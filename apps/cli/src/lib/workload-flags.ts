@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import {
+  generateModelShape,
   parseCount,
   parseDurationHours,
   parseSizeBytes,
@@ -14,13 +15,25 @@ import { type PinFlagValues, pinFlags, pinsFromFlags } from './pin-flags.js'
 export const workloadFlags = {
   model: Flags.string({
     description:
-      'Fine-tune this model: a catalog id (rigfit estimate --help lists them) or a path to a Hugging Face config.json. Without it, plans pretrain a generated model from scratch.',
+      'Fine-tune this model: a catalog id (rigfit estimate --help lists them) or a path to a Hugging Face config.json (with --method pretrain: train that architecture from scratch). Without it, plans pretrain a generated model from scratch.',
     helpGroup: 'WORKLOAD',
+    exclusive: ['params'],
   }),
   method: Flags.string({
-    description: 'Fine-tuning method; auto lets each mode pick the one that fits.',
-    options: ['auto', 'full', 'lora', 'qlora'],
+    description:
+      'Fine-tuning method, auto letting each mode pick the one that fits; pretrain trains --model from scratch.',
+    options: ['auto', 'full', 'lora', 'qlora', 'pretrain'],
     default: 'auto',
+    helpGroup: 'WORKLOAD',
+  }),
+  params: Flags.string({
+    description:
+      'Pretrain a model of this size from scratch: 125M, 1B, 7B (a Llama-layout shape is generated and printed).',
+    helpGroup: 'WORKLOAD',
+  }),
+  tokens: Flags.string({
+    description:
+      'Pretraining: tokens to train on (20B), in place of the Chinchilla ratio; Chinchilla and the time budget are still reported.',
     helpGroup: 'WORKLOAD',
   }),
   seq: Flags.integer({
@@ -81,6 +94,8 @@ export const workloadFlags = {
 export interface WorkloadFlagValues extends PinFlagValues {
   model?: string
   method: string
+  params?: string
+  tokens?: string
   seq?: number
   'target-batch'?: number
   'time-budget'?: string
@@ -95,8 +110,30 @@ export interface WorkloadFlagValues extends PinFlagValues {
 
 /** Builds the Workload the planner works from, resolving model ids and config paths. */
 export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Workload> {
-  const model = flags.model ? await resolveModel(flags.model) : null
-  if (!model && flags.method !== 'auto') {
+  const pretrain = flags.method === 'pretrain' || flags.params !== undefined || flags.model === undefined
+  const model = flags.model
+    ? await resolveModel(flags.model)
+    : flags.params !== undefined
+      ? generatedModel(flags.params)
+      : null
+  if (flags.params !== undefined && flags.method !== 'auto' && flags.method !== 'pretrain') {
+    throw new RigfitError(
+      'usage',
+      'E_METHOD_WITHOUT_MODEL',
+      `--params pretrains a new model from scratch; --method ${flags.method} fine-tunes an existing one.`,
+      {
+        suggestion:
+          'Drop --method, or fine-tune with --model <catalog id | config.json> instead of --params.',
+      },
+    )
+  }
+  if (flags.tokens !== undefined && !pretrain) {
+    throw new RigfitError('usage', 'E_TOKENS_FINETUNE', '--tokens sets what a pretraining run trains on.', {
+      suggestion:
+        'A fine-tune trains its data: give it with --dataset-tokens, --examples N --tokens-per-example N, and --epochs.',
+    })
+  }
+  if (!model && flags.method !== 'auto' && flags.method !== 'pretrain') {
     throw new RigfitError(
       'usage',
       'E_METHOD_WITHOUT_MODEL',
@@ -109,9 +146,10 @@ export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Work
   const frozenModels = await Promise.all((flags['frozen-model'] ?? []).map((id) => resolveModel(id)))
   return {
     schemaVersion: WORKLOAD_SCHEMA_VERSION,
-    kind: model ? 'finetune' : 'pretrain',
+    kind: pretrain ? 'pretrain' : 'finetune',
     model,
-    method: flags.method as Workload['method'],
+    method: pretrain ? 'auto' : (flags.method as Workload['method']),
+    targetTokens: flags.tokens === undefined ? null : parseCount(flags.tokens, '--tokens'),
     frozenModels,
     datasetBytes: flags['dataset-size'] ? parseSizeBytes(flags['dataset-size']) : null,
     datasetTokens: countedDatasetTokens(flags),
@@ -156,4 +194,15 @@ function parseEpochs(text: string): number {
     )
   }
   return epochs
+}
+
+/** The Llama-layout shape generated for `--params`, which must be a size a decoder can have. */
+function generatedModel(text: string) {
+  const params = parseCount(text, '--params')
+  if (params < 1e6 || params > 1e12) {
+    throw new RigfitError('usage', 'E_BAD_COUNT', `--params "${text}" is outside 1M to 1T parameters.`, {
+      suggestion: 'Ask for a size such as --params 125M, 1B or 7B.',
+    })
+  }
+  return generateModelShape(params)
 }

@@ -22,8 +22,8 @@ export interface AdviceInput {
   tokens: TokenBudget
   /** Tokens one optimizer step trains. */
   tokensPerStep: number
-  /** Hours the run may take: the user's time budget, else the mode's longest run. */
-  maxHours: number
+  /** The run's bound in hours; null when it trains what was asked for however long that takes. */
+  maxHours: number | null
   /** The share of TDP the plan holds the devices to. */
   powerFraction: number
   totalHours: number
@@ -71,6 +71,15 @@ export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestion
       generated(
         'time-budget-binds',
         `Chinchilla asks ${fmtTokens(tokens.chinchillaTokens)} tokens (${budget.tokensPerParam}x parameters); the ${input.maxHours} h budget allows ${fmtTokens(tokens.budget)} (${ratio} tokens/param), so the model will be under-trained.`,
+      ),
+    )
+  }
+  const longest = budget.hoursRange[1]
+  if (input.maxHours === null && input.totalHours > longest) {
+    warnings.push(
+      generated(
+        'longer-than-mode',
+        `Training all ${fmtTokens(tokens.budget)} tokens asked for takes ${input.totalHours.toFixed(1)} h, longer than the ${mode} mode's ${longest} h runs; --time-budget bounds it.`,
       ),
     )
   }

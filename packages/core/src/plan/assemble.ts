@@ -5,7 +5,7 @@ import type { Workload } from '../schemas/workload.js'
 import { RIGFIT_VERSION } from '../version.js'
 import { planAdvice } from './advice.js'
 import { effectiveBatchOf } from './batch.js'
-import { datasetTokens, METHOD_ORDER } from './candidates.js'
+import { datasetTokens, METHOD_ORDER, runHoursBound } from './candidates.js'
 import { planCheckpoints } from './checkpoints.js'
 import type { ComputeSettings } from './compute-settings.js'
 import type { DecisionReader } from './decided.js'
@@ -98,7 +98,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
 
   const tps = best.tokensPerSecond
   const tokensPerStep = effectiveBatch * best.seq
-  const maxHours = workload.timeBudgetHours ?? budget.hoursRange[1]
+  const maxHours = runHoursBound(workload, budget)
   const tokens = tokenBudget({
     params: best.result.params.total,
     tokensPerParam: budget.tokensPerParam,
@@ -107,6 +107,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     kind: workload.kind,
     datasetTokens: datasetTokens(workload),
     epochs: workload.epochs ?? null,
+    targetTokens: workload.targetTokens ?? null,
     tokensPerStep,
   })
   const totalHours = tps > 0 ? tokens.budget / tps / 3600 : 0

@@ -60,12 +60,12 @@ export function modelCandidates(
   workload: Workload,
   budget: ModeBudget,
 ): { spec: ModelSpec; inRange: boolean }[] {
+  // A fine-tune trains its model; a pretraining run of a chosen size (--params, --method pretrain) trains that one.
+  if (workload.model) return [{ spec: workload.model, inRange: true }]
   if (workload.kind === 'finetune') {
-    if (!workload.model)
-      throw new RigfitError('input', 'E_NO_MODEL', 'Fine-tuning needs a model.', {
-        suggestion: 'Pass --model <catalog id | config.json>.',
-      })
-    return [{ spec: workload.model, inRange: true }]
+    throw new RigfitError('input', 'E_NO_MODEL', 'Fine-tuning needs a model.', {
+      suggestion: 'Pass --model <catalog id | config.json>.',
+    })
   }
   const [low, high] = budget.paramRange
   const inRange = geometric(low, high, 8).map((target) => ({
@@ -110,6 +110,17 @@ export function targetEffectiveBatch(
   if (baseBatch) return effectiveBatchOf({ microBatch: baseBatch, gradAccum: 1, gpus, nodes })
   const seq = workload.seq ?? MODE_BUDGETS[mode].seqRange[1]
   return Math.max(1, Math.round(DEFAULT_TOKENS_PER_STEP[mode] / seq))
+}
+
+/**
+ * Hours the run may take: the user's --time-budget; else, when the user said what to train (a fine-tune's data,
+ * pretraining --tokens), as long as training all of it takes; else the mode's longest run.
+ */
+export function runHoursBound(workload: Workload, budget: ModeBudget): number | null {
+  if (workload.timeBudgetHours !== null) return workload.timeBudgetHours
+  const asked =
+    workload.kind === 'pretrain' ? workload.targetTokens != null : datasetTokens(workload) !== null
+  return asked ? null : budget.hoursRange[1]
 }
 
 /** Tokens in the dataset: as counted by the user, else from its size in bytes; null when neither is given. */

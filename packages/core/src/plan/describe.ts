@@ -38,6 +38,12 @@ export function describeWorkload(workload: Workload, best: Candidate): string {
 /** Why this model: the fine-tuned one, or where the generated one sits in the mode's range. */
 export function modelReason(workload: Workload, best: Candidate, budget: ModeBudget): string {
   if (workload.kind === 'finetune') return `fine-tunes ${best.model.name} with ${best.method}`
+  if (workload.model) {
+    const tokens = workload.targetTokens
+      ? `${fmtParams(workload.targetTokens)} tokens asked for`
+      : 'its Chinchilla tokens'
+    return `pretrains the ${fmtParams(best.result.params.total)} model asked for (${best.model.name}) on ${tokens}`
+  }
   const [low, high] = budget.paramRange
   const range = `${fmtParams(low)}-${fmtParams(high)}`
   if (!best.inRange) return `nothing in the ${budget.mode} range (${range}) fits; the largest model that does`

@@ -13,6 +13,7 @@ import {
   type Method,
   microBatchSteps,
   modelCandidates,
+  runHoursBound,
   sequenceCandidates,
   shorterSequences,
   targetEffectiveBatch,
@@ -207,9 +208,9 @@ function searchMode(
     frozenBytes: setup.frozenBytes,
     tokenTarget: (params) =>
       workload.kind === 'pretrain'
-        ? params * budget.tokensPerParam
+        ? (workload.targetTokens ?? params * budget.tokensPerParam)
         : (datasetTokens(workload) ?? Number.POSITIVE_INFINITY) * (workload.epochs ?? 1),
-    maxHours: workload.timeBudgetHours ?? budget.hoursRange[1],
+    maxHours: runHoursBound(workload, budget) ?? Number.POSITIVE_INFINITY,
     exactTarget: workload.targetEffectiveBatch !== null || Boolean(options.baseBatch),
   }
   const seqs = sequenceCandidates(workload, budget, seqCap)

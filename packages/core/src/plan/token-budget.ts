@@ -22,6 +22,8 @@ export interface TokenBudgetInput {
   tokensPerStep?: number
   /** Passes over the dataset the user asked for; null: one for a fine-tune, up to MAX_PRETRAIN_EPOCHS pretraining. */
   epochs?: number | null
+  /** Pretraining: the tokens asked for (`--tokens`), which replace the Chinchilla bound. */
+  targetTokens?: number | null
 }
 
 export interface TokenBudget {
@@ -29,7 +31,7 @@ export interface TokenBudget {
   tokensPerParam: number
   chinchillaTokens: number
   timeBudgetTokens: number | null
-  binding: 'chinchilla' | 'time-budget' | 'dataset'
+  binding: 'chinchilla' | 'target' | 'time-budget' | 'dataset'
   /** Optimizer steps; null without `tokensPerStep`. */
   steps: number | null
   /** Passes over the dataset the budget makes; null when its size is unknown or the bound was recorded. */
@@ -58,7 +60,12 @@ export function tokenBudget(input: TokenBudgetInput): TokenBudget {
         : { binding: 'dataset', tokens: dataset },
     )
   } else {
-    if (input.kind === 'pretrain') bounds.push({ binding: 'chinchilla', tokens: chinchillaTokens })
+    if (input.kind === 'pretrain')
+      bounds.push(
+        input.targetTokens
+          ? { binding: 'target', tokens: input.targetTokens }
+          : { binding: 'chinchilla', tokens: chinchillaTokens },
+      )
     const epochs = input.epochs ?? (input.kind === 'pretrain' ? MAX_PRETRAIN_EPOCHS : 1)
     if (dataset !== null) bounds.push({ binding: 'dataset', tokens: Math.floor(dataset * epochs) })
   }

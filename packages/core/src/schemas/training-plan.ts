@@ -110,7 +110,8 @@ export const TrainingPlan = z.object({
     tokensPerParam: z.number().nonnegative(),
     chinchillaTokens: z.number().int().nonnegative(),
     timeBudgetTokens: z.number().int().nonnegative().nullable(),
-    binding: z.enum(['chinchilla', 'time-budget', 'dataset']),
+    /** target: the tokens asked for with `--tokens`, in place of the Chinchilla ratio. */
+    binding: z.enum(['chinchilla', 'target', 'time-budget', 'dataset']),
   }),
   time: z.object({ totalHours: z.number().nonnegative(), steps: z.number().int().nonnegative() }),
   power: z.object({

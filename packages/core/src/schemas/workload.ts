@@ -31,7 +31,10 @@ export const Workload = z.object({
   schemaVersion: z.literal(WORKLOAD_SCHEMA_VERSION),
   /** From-scratch pretraining of a generated model, or fine-tuning a given one. */
   kind: z.enum(['pretrain', 'finetune']),
-  /** The model to fine-tune; absent for pretraining, where the planner generates shapes. */
+  /**
+   * The model to fine-tune, or to pretrain from scratch at a chosen size (`--params 1B`, or `--model config.json
+   * --method pretrain`); absent for pretraining a size the planner chooses, where it generates shapes.
+   */
   model: ModelSpec.nullable(),
   method: PeftMethod,
   /** Frozen companion models that share the GPUs (e.g. an encoder trained between two frozen LLMs). */
@@ -40,6 +43,8 @@ export const Workload = z.object({
   /** Tokens in the dataset when the user counted them (`--dataset-tokens`, `--examples` x `--tokens-per-example`);
    *  they win over `datasetBytes`, which is converted at a documented bytes-per-token ratio. */
   datasetTokens: z.number().int().positive().max(1e15).nullable().optional(),
+  /** Tokens to pretrain on (`--tokens 20B`): the target in place of the mode's tokens-per-parameter ratio. */
+  targetTokens: z.number().int().positive().max(1e15).nullable().optional(),
   /** Passes over the dataset (`--epochs`): a fine-tune makes one by default, pretraining up to four. */
   epochs: z.number().positive().max(1000).nullable().optional(),
   timeBudgetHours: z.number().positive().nullable(),

@@ -256,7 +256,8 @@ export const hfFormat: Exporter = {
     warnNvmePath(engine, ctx.warn)
     const files: ExportFile[] = [textFile(HF_ARGS_FILE, jsonDocument(buildTrainingArguments(plan, ctx)))]
     let hasConfig = false
-    if (plan.model.source === 'generated') {
+    // Pretraining starts from a config, not weights: the generated shape, or the architecture asked for.
+    if (plan.model.source === 'generated' || plan.workload.kind === 'pretrain') {
       const config = buildModelConfig(plan.model)
       hasConfig = config !== null
       if (config) files.push(textFile(HF_MODEL_CONFIG_FILE, jsonDocument(config)))

@@ -12,6 +12,7 @@ import type { DecisionReader } from './decided.js'
 import { describeDevices, describeWorkload } from './describe.js'
 import type { PlanRequest } from './generate.js'
 import type { LadderResult } from './ladder.js'
+import { learningRateFor, learningRateReason } from './learning-rate.js'
 import type { ModeBudget } from './modes.js'
 import { placeModels } from './placement.js'
 import { estimatePower } from './power.js'
@@ -250,18 +251,4 @@ function checkpointSize(best: Candidate): number {
     adafactorStateElements(best.model, best.lora, best.result.params.total),
   )
   return trainable * 4 + states
-}
-
-/** Peak learning rate: smaller models take larger rates (GPT-3 paper, Table 2.1); adapters train at 2e-4. */
-function learningRateFor(best: Candidate, workload: Workload): number {
-  if (best.method !== 'full') return 2e-4
-  if (workload.kind === 'finetune') return 2e-5
-  const params = best.result.params.total
-  return params < 100e6 ? 6e-4 : params < 400e6 ? 3e-4 : params < 2e9 ? 2e-4 : 1.5e-4
-}
-
-function learningRateReason(best: Candidate, workload: Workload): string {
-  if (best.method !== 'full') return 'adapters train at 2e-4 (QLoRA paper)'
-  if (workload.kind === 'finetune') return 'full fine-tuning at 2e-5 keeps the pretrained weights close'
-  return 'peak rate by model size: smaller models take larger rates (GPT-3 paper, Table 2.1)'
 }

@@ -24,6 +24,16 @@ export const LORA_BY_MODE: Record<Mode, LoraSpec> = {
   extreme: { rank: 64, targets: ['q', 'k', 'v', 'o', 'gate', 'up', 'down'], dropout: 0 },
 }
 
+/** Why each mode's adapters are what they are, with the sources behind them. */
+export const LORA_REASON_BY_MODE: Record<Mode, string> = {
+  conservative:
+    "low rank on the query and value projections, the LoRA paper's setting that matched full fine-tuning on GPT-3 (Hu et al. 2021, section 7.1), for the least memory",
+  balanced:
+    'every attention projection: more of the model adapts for little more memory (LoRA paper, Table 5)',
+  extreme:
+    'every linear layer, attention and MLP: QLoRA found adapters on all of them needed to match full fine-tuning (Dettmers et al. 2023, section 4)',
+}
+
 /** Fine-tuning method preference by mode: conservative adapts a little, the others train fully when it fits. */
 export const METHOD_ORDER: Record<Mode, Method[]> = {
   conservative: ['lora', 'qlora', 'full'],
@@ -37,6 +47,22 @@ const DEFAULT_TOKENS_PER_STEP: Record<Mode, number> = {
   balanced: 262_144,
   extreme: 524_288,
 }
+
+/**
+ * Tokens per step a fine-tune aims for: far fewer than pretraining. Instruction-tuning recipes train 16-128
+ * sequences per step (QLoRA, Dettmers et al. 2023, Table 9: 16-64; Alpaca: 128), here at 1k-token sequences.
+ */
+const FINETUNE_TOKENS_PER_STEP: Record<Mode, number> = {
+  conservative: 32_768,
+  balanced: 65_536,
+  extreme: 131_072,
+}
+
+/** Optimizer steps a fine-tune makes at least when its data allows: warm-up and decay need a few hundred. */
+export const MIN_FINETUNE_STEPS = 300
+
+/** The smallest effective batch a fine-tune goes down to for more steps: below it the gradient gets noisy. */
+const MIN_FINETUNE_BATCH = 8
 
 /** Average bytes of raw text per token for BPE tokenizers on English text. */
 const BYTES_PER_TOKEN = 4
@@ -109,7 +135,13 @@ export function targetEffectiveBatch(
   if (workload.targetEffectiveBatch) return workload.targetEffectiveBatch
   if (baseBatch) return effectiveBatchOf({ microBatch: baseBatch, gradAccum: 1, gpus, nodes })
   const seq = workload.seq ?? MODE_BUDGETS[mode].seqRange[1]
-  return Math.max(1, Math.round(DEFAULT_TOKENS_PER_STEP[mode] / seq))
+  if (workload.kind === 'pretrain') return Math.max(1, Math.round(DEFAULT_TOKENS_PER_STEP[mode] / seq))
+  const batch = Math.max(1, Math.round(FINETUNE_TOKENS_PER_STEP[mode] / seq))
+  const tokens = datasetTokens(workload)
+  if (tokens === null) return batch
+  // Small data: a smaller batch, so the run still makes MIN_FINETUNE_STEPS steps, down to MIN_FINETUNE_BATCH.
+  const forSteps = Math.floor((tokens * (workload.epochs ?? 1)) / (MIN_FINETUNE_STEPS * seq))
+  return Math.max(Math.min(batch, MIN_FINETUNE_BATCH), Math.min(batch, forSteps))
 }
 
 /**

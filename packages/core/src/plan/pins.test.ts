@@ -1,24 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { MACHINES as machines, planOrNull as plan } from '../../test/helpers/machines.js'
 import { isRigfitError } from '../errors.js'
 import { findCatalogModel } from '../model/index.js'
-import { loadCorePack } from '../node/core-pack.js'
-import { decide } from '../rules/decide.js'
-import { deriveFacts } from '../rules/derive-facts.js'
-import type { Mode } from '../schemas/common.js'
-import { HardwareProfile } from '../schemas/hardware-profile.js'
+import type { HardwareProfile } from '../schemas/hardware-profile.js'
 import type { TrainingPlan } from '../schemas/training-plan.js'
 import { type SettingPins, WORKLOAD_SCHEMA_VERSION, type Workload } from '../schemas/workload.js'
-import { generatePlan } from './generate.js'
 import { MODES } from './modes.js'
 import { PIN_TRACE_SETTING, type PinName, pinEntries } from './pins.js'
-
-const machinesDir = new URL('../../test/fixtures/machines/', import.meta.url)
-const machines = readdirSync(machinesDir).map((file) => ({
-  name: file.replace(/\.json$/, ''),
-  profile: HardwareProfile.parse(JSON.parse(readFileSync(new URL(file, machinesDir), 'utf8'))),
-}))
-const pack = loadCorePack()
 
 function workload(model: string | null, pins: SettingPins, extra: Partial<Workload> = {}): Workload {
   return {
@@ -34,16 +22,6 @@ function workload(model: string | null, pins: SettingPins, extra: Partial<Worklo
     nodes: 1,
     pins,
     ...extra,
-  }
-}
-
-async function plan(profile: HardwareProfile, work: Workload, mode: Mode): Promise<TrainingPlan | null> {
-  const decisions = await decide([pack], deriveFacts(profile, work, mode))
-  try {
-    return generatePlan({ profile, workload: work, mode, decisions, options: { createdAt: 'fixed' } })
-  } catch (error) {
-    if (isRigfitError(error) && error.kind === 'fit') return null
-    throw error
   }
 }
 

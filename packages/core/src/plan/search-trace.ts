@@ -1,6 +1,7 @@
 import type { Mode } from '../schemas/common.js'
 import type { Advice, Settings } from '../schemas/training-plan.js'
 import type { Workload } from '../schemas/workload.js'
+import { LORA_REASON_BY_MODE } from './candidates.js'
 import type { DecisionReader } from './decided.js'
 import { describeAdapters, modelReason } from './describe.js'
 import type { LadderResult } from './ladder.js'
@@ -114,7 +115,7 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
   reader.settle(
     'lora',
     best.lora ? { rank: best.lora.rank, targets: [...best.lora.targets] } : null,
-    best.lora ? `${mode} mode adapters: ${describeAdapters(best.lora)}` : 'full training: no adapters',
+    best.lora ? adapterReason(mode, best.lora, reader.isPinned('lora')) : 'full training: no adapters',
   )
   reader.settle(
     'quant',
@@ -178,4 +179,14 @@ function strategyReason(strategy: Settings['strategy']): string {
     case 'cpu':
       return 'no training GPU: the CPU trains'
   }
+}
+
+/** The adapters in words, with why the mode chose them and the alpha the exports write (2 x rank). */
+function adapterReason(
+  mode: Mode,
+  lora: { rank: number; targets: readonly string[] },
+  pinned: boolean,
+): string {
+  const why = pinned ? 'as pinned' : `${mode} mode: ${LORA_REASON_BY_MODE[mode]}`
+  return `${describeAdapters(lora)}, alpha ${2 * lora.rank} (2 x rank); ${why}`
 }

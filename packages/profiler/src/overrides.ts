@@ -12,6 +12,7 @@ import { formatBytes } from './format.js'
 import { appleWorkingSetBytes } from './gpu/apple.js'
 import { gpuFromCatalog } from './gpu/enrich.js'
 import { gpuVariantChange } from './gpu-variant.js'
+import { linkedAs } from './interconnect-override.js'
 import { osReserveBytes } from './memory-reserve.js'
 import { catalogInterconnect, isAppleSoc, macCpu, macHost, whatIfCpu } from './what-if-host.js'
 
@@ -29,6 +30,8 @@ export interface ProfileOverrides {
   cpus?: number
   /** Physical cores behind `cpus` when known (a cloud preset); otherwise two threads per core are assumed. */
   physicalCores?: number
+  /** The link of the planned node's GPUs (nvlink, pcie), or the network between its nodes (infiniband). */
+  interconnect?: 'nvlink' | 'pcie' | 'infiniband'
 }
 
 export function hasOverrides(overrides: ProfileOverrides): boolean {
@@ -37,7 +40,8 @@ export function hasOverrides(overrides: ProfileOverrides): boolean {
     overrides.ramGiB !== undefined ||
     overrides.gpu !== undefined ||
     overrides.gpus !== undefined ||
-    overrides.cpus !== undefined
+    overrides.cpus !== undefined ||
+    overrides.interconnect !== undefined
   )
 }
 
@@ -182,6 +186,11 @@ export function applyOverrides(
     }
     changes.push(`gpus=${overrides.gpus}`)
     notes.push(`What-if: ${overrides.gpus} × ${template.name}.`)
+  }
+
+  if (overrides.interconnect !== undefined) {
+    interconnect = linkedAs(interconnect, overrides.interconnect, gpus)
+    changes.push(`interconnect=${overrides.interconnect}`)
   }
 
   const mac = whatIf?.entry && isAppleSoc(whatIf.entry) ? whatIf.entry : null

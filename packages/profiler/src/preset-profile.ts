@@ -26,6 +26,7 @@ export function presetProfile(
     interconnect: {
       kind: gpus > 1 ? (preset.interconnect === 'nvlink' ? 'nvlink' : 'pcie') : 'none',
       links: profile.interconnect.links,
+      network: preset.network,
     },
   }
 }

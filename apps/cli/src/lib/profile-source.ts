@@ -55,6 +55,12 @@ export const profileSourceFlags = {
     min: 1,
     max: 1024,
   }),
+  interconnect: Flags.option({
+    description:
+      'What-if: the link between the planned GPUs (nvlink, pcie), or the network between nodes (infiniband).',
+    options: ['nvlink', 'pcie', 'infiniband'] as const,
+    helpGroup: 'HARDWARE',
+  })(),
   cpus: Flags.integer({
     description:
       "What-if: logical CPUs of the planned node, for threads and dataloader workers per GPU (default with what-if GPUs: 12 per GPU, at least 16; a Mac: its chip's cores).",
@@ -72,6 +78,7 @@ export interface ProfileSourceFlagValues {
   gpu?: string | undefined
   gpus?: number | undefined
   cpus?: number | undefined
+  interconnect?: 'nvlink' | 'pcie' | 'infiniband' | undefined
 }
 
 export function overridesFromFlags(flags: ProfileSourceFlagValues): ProfileOverrides {
@@ -81,6 +88,7 @@ export function overridesFromFlags(flags: ProfileSourceFlagValues): ProfileOverr
     ...(flags.gpu === undefined ? {} : { gpu: flags.gpu }),
     ...(flags.gpus === undefined ? {} : { gpus: flags.gpus }),
     ...(flags.cpus === undefined ? {} : { cpus: flags.cpus }),
+    ...(flags.interconnect === undefined ? {} : { interconnect: flags.interconnect }),
   }
 }
 

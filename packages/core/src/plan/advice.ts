@@ -83,6 +83,24 @@ export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestion
       ),
     )
   }
+  const nodes = input.workload.nodes
+  const network = input.profile.interconnect.network ?? 'unknown'
+  if (nodes > 1 && network === 'unknown') {
+    warnings.push(
+      generated(
+        'assumed-network',
+        `The network between the ${nodes} nodes is not known: the plan assumes RDMA networking (InfiniBand or EFA) and 90% scaling between nodes. Pass --interconnect infiniband, or --instance, to state it.`,
+      ),
+    )
+  }
+  if (nodes > 1 && network === 'ethernet') {
+    warnings.push(
+      generated(
+        'ethernet-between-nodes',
+        `The ${nodes} nodes are linked by Ethernet: NCCL runs over TCP sockets, so gradients between nodes move slower than the plan's 90% scaling (which assumes RDMA) allows. InfiniBand or EFA instances scale better.`,
+      ),
+    )
+  }
   if (input.workload.kind === 'pretrain' && tokens.epochs !== null && tokens.epochs > 1.05) {
     const capped = tokens.binding === 'dataset'
     warnings.push(

@@ -16,6 +16,8 @@ export interface CloudPreset {
   physicalCores: number
   ramGiB: number
   interconnect: 'nvlink' | 'pcie' | 'none'
+  /** The network between instances of a multi-node job, as the provider lists it. */
+  network: 'infiniband' | 'efa' | 'ethernet'
   pricePerHour: number
   note: string
 }
@@ -30,8 +32,9 @@ export const CLOUD_PRESETS: readonly CloudPreset[] = [
     physicalCores: 2,
     ramGiB: 16,
     interconnect: 'none',
+    network: 'ethernet',
     pricePerHour: 1.006,
-    note: 'AWS EC2 G5 instance page: 1x A10G 24 GB, 4 vCPU (2 threads per core), 16 GiB',
+    note: 'AWS EC2 G5 instance page: 1x A10G 24 GB, 4 vCPU (2 threads per core), 16 GiB; network: up to 10 Gbps',
   },
   {
     id: 'g5.2xlarge',
@@ -42,8 +45,9 @@ export const CLOUD_PRESETS: readonly CloudPreset[] = [
     physicalCores: 4,
     ramGiB: 32,
     interconnect: 'none',
+    network: 'ethernet',
     pricePerHour: 1.212,
-    note: 'AWS EC2 G5 instance page: 1x A10G 24 GB, 8 vCPU (2 threads per core), 32 GiB',
+    note: 'AWS EC2 G5 instance page: 1x A10G 24 GB, 8 vCPU (2 threads per core), 32 GiB; network: up to 10 Gbps',
   },
   {
     id: 'p4d.24xlarge',
@@ -54,8 +58,9 @@ export const CLOUD_PRESETS: readonly CloudPreset[] = [
     physicalCores: 48,
     ramGiB: 1152,
     interconnect: 'nvlink',
+    network: 'efa',
     pricePerHour: 32.77,
-    note: 'AWS EC2 P4d instance page: 8x A100 40 GB SXM4 with NVSwitch, 96 vCPU (48 cores, 2 threads per core), 1152 GiB',
+    note: 'AWS EC2 P4d instance page: 8x A100 40 GB SXM4 with NVSwitch, 96 vCPU (48 cores, 2 threads per core), 1152 GiB; network: 400 Gbps EFA with GPUDirect RDMA',
   },
   {
     id: 'a2-megagpu-16g',
@@ -66,8 +71,9 @@ export const CLOUD_PRESETS: readonly CloudPreset[] = [
     physicalCores: 48,
     ramGiB: 1360,
     interconnect: 'nvlink',
+    network: 'ethernet',
     pricePerHour: 55.74,
-    note: 'Google Cloud A2 machine types: 16x A100 40 GB with NVSwitch, 96 vCPU (2 per core), 1360 GB',
+    note: 'Google Cloud A2 machine types: 16x A100 40 GB with NVSwitch, 96 vCPU (2 per core), 1360 GB; network: 100 Gbps',
   },
   {
     id: 'NC6s_v3',
@@ -78,8 +84,9 @@ export const CLOUD_PRESETS: readonly CloudPreset[] = [
     physicalCores: 6,
     ramGiB: 112,
     interconnect: 'none',
+    network: 'ethernet',
     pricePerHour: 3.06,
-    note: 'Azure NCv3 series: 1x V100 16 GB, 6 vCPU (Azure lists vCores of the Xeon E5-2690 v4), 112 GiB',
+    note: 'Azure NCv3 series: 1x V100 16 GB, 6 vCPU (Azure lists vCores of the Xeon E5-2690 v4), 112 GiB; network: no InfiniBand on NCv3',
   },
   {
     id: 'ND96amsr_A100_v4',
@@ -90,8 +97,9 @@ export const CLOUD_PRESETS: readonly CloudPreset[] = [
     physicalCores: 96,
     ramGiB: 1900,
     interconnect: 'nvlink',
+    network: 'infiniband',
     pricePerHour: 32.77,
-    note: 'Azure NDm A100 v4 series: 8x A100 80 GB SXM4 with NVLink 3.0, 96 vCPU (96 physical AMD EPYC 7V12 cores), 1900 GiB',
+    note: 'Azure NDm A100 v4 series: 8x A100 80 GB SXM4 with NVLink 3.0, 96 vCPU (96 physical AMD EPYC 7V12 cores), 1900 GiB; network: 8x 200 Gb/s HDR InfiniBand',
   },
 ]
 

@@ -91,9 +91,15 @@ export type Gpu = z.infer<typeof Gpu>
 export const LinkKind = z.enum(['nvlink', 'pcie', 'xgmi', 'same-board', 'unknown'])
 export type LinkKind = z.infer<typeof LinkKind>
 
+/** Between nodes: the cluster network a multi-node job's gradients cross. */
+export const NodeNetwork = z.enum(['infiniband', 'efa', 'ethernet', 'unknown'])
+export type NodeNetwork = z.infer<typeof NodeNetwork>
+
 export const Interconnect = z.object({
   kind: z.enum(['nvlink', 'pcie', 'xgmi', 'mixed', 'none', 'unknown']),
   links: z.array(z.object({ a: DeviceIndex, b: DeviceIndex, kind: LinkKind, detail: z.string() })),
+  /** The network between nodes, when known (`--interconnect infiniband`, a cloud preset's). */
+  network: NodeNetwork.optional(),
 })
 
 export const StorageKind = z.enum(['nvme', 'ssd', 'hdd', 'unknown'])

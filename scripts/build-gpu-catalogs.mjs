@@ -28,12 +28,14 @@ const TOOL_ALIASES = {
   'h100-pcie-80gb': ['NVIDIA H100 PCIe'],
   'h200-sxm-141gb': ['NVIDIA H200'],
   b200: ['NVIDIA B200'],
+  'rtx-pro-6000-blackwell': ['NVIDIA RTX PRO 6000 Blackwell Workstation Edition'],
   mi250x: ['AMD Instinct MI250X/MI250'],
 }
 
 /** Plugin family of a spec-sheet row; null for vendors no bundled plugin covers. */
 function familyOf(vendor, series) {
   if (vendor === 'NVIDIA') {
+    if (series === 'GeForce RTX 50') return 'rtx50'
     if (series === 'GeForce RTX 40') return 'rtx40'
     if (series === 'GeForce RTX 30') return 'rtx30'
     if (/^GeForce (RTX 20|GTX 16|GTX 10)$/.test(series)) return 'rtx20'
@@ -41,6 +43,7 @@ function familyOf(vendor, series) {
   }
   if (vendor === 'AMD') return 'rdna'
   if (vendor === 'Apple') return 'apple'
+  if (vendor === 'Intel') return 'intel'
   return null
 }
 
@@ -101,7 +104,7 @@ function slug(name) {
     .toLowerCase()
     .replace(/\((\d+)-core gpu\)/, '$1c')
     .replace(/\([^)]*\)/g, ' ')
-    .replace(/\b(geforce|tesla|radeon|instinct|apple|generation)\b/g, ' ')
+    .replace(/\b(geforce|tesla|radeon|instinct|apple|intel|generation)\b/g, ' ')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
 }
@@ -135,6 +138,9 @@ function aliasesFor(vendor, name, id) {
     aliases.add(`AMD ${name}`)
   } else if (vendor === 'Apple') {
     aliases.add(name.replace(/\s*\(\d+-core GPU\)$/, ''))
+  } else if (vendor === 'Intel') {
+    // xpu-smi and sysfs print "Intel(R) Arc(TM) B580 Graphics"; the trademarks and "Graphics" are name noise.
+    aliases.add(`Intel(R) Arc(TM) ${name.replace(/^Intel Arc\s+/, '').replace(/\s+\d+GB$/, '')} Graphics`)
   }
   aliases.delete(name)
   return [...aliases].sort()

@@ -1,23 +1,16 @@
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { matchGpu } from '@rigfit/core'
-import { loadCatalogFile } from '@rigfit/core/node'
 import { describe, expect, it } from 'vitest'
+import { bundledCatalogEntries } from './helpers/bundled-catalogs.js'
 
 const MIB = 1024 ** 2
 const GIB = 1024 ** 3
 const repo = fileURLToPath(new URL('../../..', import.meta.url))
-const require = createRequire(import.meta.url)
-const entries = ['rtx40', 'rtx30', 'rtx20', 'datacenter', 'rdna', 'apple'].flatMap((family) => {
-  const root = dirname(require.resolve(`@rigfit/plugin-${family}/package.json`))
-  const { entries: found, problems } = loadCatalogFile(join(root, 'catalog.json'))
-  expect(problems).toEqual([])
-  return found
-})
+const entries = bundledCatalogEntries()
 
 describe('the bundled GPU catalogs', () => {
   it.each([
@@ -45,6 +38,19 @@ describe('the bundled GPU catalogs', () => {
     ['Apple M2', 16 * GIB, 'm2-10c'],
     ['Apple M3 Max', 128 * GIB, 'm3-max-40c'],
     ['Apple M3 Max (30-core GPU)', 36 * GIB, 'm3-max-30c'],
+    ['NVIDIA GeForce RTX 5090', 32607 * MIB, 'rtx-5090'],
+    ['NVIDIA GeForce RTX 5060 Ti', 16311 * MIB, 'rtx-5060-ti-16gb'],
+    ['RTX 5070 Ti', null, 'rtx-5070-ti'],
+    ['RTX 4080 SUPER', null, 'rtx-4080-super'],
+    ['RTX 4080', null, 'rtx-4080'],
+    ['NVIDIA RTX PRO 6000 Blackwell Workstation Edition', 97887 * MIB, 'rtx-pro-6000-blackwell'],
+    ['NVIDIA GB200', 189471 * MIB, 'gb200'],
+    ['AMD Instinct MI325X', 256 * GIB, 'mi325x'],
+    ['AMD Radeon RX 9070 XT', 16 * GIB, 'rx-9070-xt'],
+    ['Intel(R) Arc(TM) B580 Graphics', 12 * GIB, 'arc-b580'],
+    ['Intel(R) Arc(TM) A770 Graphics', 16 * GIB, 'arc-a770-16gb'],
+    ['B580', null, 'arc-b580'],
+    ['Arc A770', null, 'arc-a770-16gb'],
   ])('%s (%s bytes) is %s', (name, vram, id) => {
     expect(matchGpu(name, vram, entries)?.entry.id).toBe(id)
   })

@@ -81,6 +81,28 @@ describe('the CPU of the planned node, not of the machine rigfit runs on', () =>
   })
 })
 
+describe('the RAM of the planned node, not of the machine rigfit runs on', () => {
+  it('what-if GPUs without --ram assume twice their memory and the plan says so; --ram replaces it', () => {
+    for (const [gpus, ramGiB] of [
+      ['1', 256],
+      ['8', 2048],
+    ] as const) {
+      const { profile } = rigfitJson(['analyze', '--gpu', 'H100', '--gpus', gpus, '--profile-only'])
+      expect(profile.memory.totalBytes, `${gpus} GPUs`).toBe(ramGiB * GIB)
+      expect(profile.overrides).toContain(`ram=${ramGiB}GiB (assumed)`)
+      // Another node's disks are not this machine's.
+      expect(profile.storage).toEqual([])
+      const plan = rigfitJson(['plan', '--gpu', 'H100', '--gpus', gpus, '--model', 'llama-3.1-8b'])
+      const warning = plan.warnings.find((w: { id: string }) => w.id === 'assumed-ram')
+      expect(warning?.message).toMatch(new RegExp(`${ramGiB} GiB.*--ram GiB`))
+    }
+    const given = rigfitJson(['plan', '--gpu', 'H100', '--ram', '96', '--model', 'llama-3.1-8b'])
+    expect(warningIds(given)).not.toContain('assumed-ram')
+    const preset = rigfitJson(['plan', '--instance', 'p4d.24xlarge', '--model', 'llama-3.1-8b'])
+    expect(warningIds(preset)).not.toContain('assumed-ram')
+  })
+})
+
 describe('the link between what-if GPUs comes from the catalog', () => {
   it.each([
     ['H100', '8'],

@@ -69,10 +69,12 @@ describe('rigfit rules list', () => {
       'apple',
       'cpu',
       'datacenter',
+      'intel',
       'rdna',
       'rtx20',
       'rtx30',
       'rtx40',
+      'rtx50',
       'mine',
     ])
     for (const pack of packs) expect(pack.rules.length).toBeGreaterThan(0)

@@ -64,5 +64,6 @@ export {
   ASSUMED_CPUS_PER_GPU,
   ASSUMED_MIN_CPUS,
   assumedCpuCount,
+  assumedRamGiB,
   catalogInterconnect,
 } from './what-if-host.js'

@@ -7,6 +7,7 @@ import {
   matchGpu,
   RIGFIT_VERSION,
   RigfitError,
+  unknownGpuError,
 } from '@rigfit/core'
 import { formatBytes } from './format.js'
 import { appleWorkingSetBytes } from './gpu/apple.js'
@@ -14,7 +15,15 @@ import { gpuFromCatalog } from './gpu/enrich.js'
 import { gpuVariantChange } from './gpu-variant.js'
 import { linkedAs } from './interconnect-override.js'
 import { osReserveBytes } from './memory-reserve.js'
-import { catalogInterconnect, isAppleSoc, macCpu, macHost, whatIfCpu } from './what-if-host.js'
+import {
+  assumedHostRamGiB,
+  assumedRamChange,
+  catalogInterconnect,
+  isAppleSoc,
+  macCpu,
+  macHost,
+  whatIfCpu,
+} from './what-if-host.js'
 
 const GIB = 1024 ** 3
 
@@ -76,30 +85,7 @@ export function resolveCatalogGpuMatch(
 ): GpuMatch {
   const match = matchGpu(query, vramBytes, catalog)
   if (match) return match
-  const words = query
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1)
-  const close = catalog
-    .map((entry) => ({
-      entry,
-      score: words.filter((word) => entry.name.toLowerCase().includes(word)).length,
-    }))
-    .filter((scored) => scored.score > 0)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, 5)
-    .map((scored) => `"${scored.entry.name}"`)
-  throw new RigfitError(
-    'input',
-    'E_UNKNOWN_GPU',
-    `No GPU named "${query}" in the catalog (${catalog.length} models known).`,
-    {
-      suggestion:
-        close.length > 0
-          ? `Did you mean ${close.join(', ')}?`
-          : 'Name a GPU as its spec sheet does, e.g. "RTX 3060 12GB" or "A100 80GB".',
-    },
-  )
+  throw unknownGpuError(query, catalog, { flag: '--gpu' })
 }
 
 /**
@@ -194,8 +180,13 @@ export function applyOverrides(
   }
 
   const mac = whatIf?.entry && isAppleSoc(whatIf.entry) ? whatIf.entry : null
-  // A what-if Mac's RAM is its unified memory: --ram, else the chip's largest memory option (the catalog's).
-  const ramGiB = overrides.ramGiB ?? (mac ? mac.vramGB : undefined)
+  // A what-if Mac's RAM is its unified memory: --ram, else the chip's largest memory option (the catalog's). Other
+  // what-if GPUs sit in a node whose RAM is assumed from their memory, never this machine's.
+  const assumedRam =
+    whatIf?.entry && !mac && overrides.ramGiB === undefined
+      ? assumedHostRamGiB(whatIf.entry.vramGB / (whatIf.entry.devicesPerBoard ?? 1), whatIf.count)
+      : undefined
+  const ramGiB = overrides.ramGiB ?? (mac ? mac.vramGB : assumedRam)
   let memory = profile.memory
   if (ramGiB !== undefined) {
     const total = Math.round(ramGiB * GIB)
@@ -209,7 +200,12 @@ export function applyOverrides(
       limitedBy: 'host',
       ...(mac ? { swap: { totalBytes: 0, deviceKind: 'none' as const }, bandwidthGBs: null } : {}),
     }
-    changes.push(`ram=${ramGiB}GiB`)
+    changes.push(assumedRam === undefined ? `ram=${ramGiB}GiB` : assumedRamChange(ramGiB))
+    if (assumedRam !== undefined) {
+      notes.push(
+        `RAM of the planned node assumed, not this machine's: ${ramGiB} GiB (twice the GPUs' memory, at least 32 GiB). Offload and the data cache follow it: pass --ram GiB with the real size.`,
+      )
+    }
     gpus = gpus.map((gpu) =>
       gpu.vendor === 'apple' && gpu.unifiedMemory
         ? withVram(gpu, appleWorkingSetBytes(total, {}).bytes)
@@ -270,6 +266,8 @@ export function applyOverrides(
     memory,
     gpus,
     interconnect,
+    // Another GPU is another node: its disks are not this machine's, and the plan does not guess them.
+    ...(overrides.gpu === undefined ? {} : { storage: [] }),
     power: {
       ...profile.power,
       tdpBudgetWatts: cpuWatts === null && gpuWatts === 0 ? null : (cpuWatts ?? 0) + gpuWatts,
@@ -330,10 +328,7 @@ export function whatIfProfile(
   const mac = entry !== undefined && isAppleSoc(entry)
   const vramGiB = overrides.vramGiB ?? (entry ? entry.vramGB / (entry.devicesPerBoard ?? 1) : 0)
   const ramGiB =
-    overrides.ramGiB ??
-    (entry && mac
-      ? entry.vramGB
-      : Math.max(32, 2 ** Math.ceil(Math.log2(Math.max(1, 2 * vramGiB * (overrides.gpus ?? 1))))))
+    overrides.ramGiB ?? (entry && mac ? entry.vramGB : assumedHostRamGiB(vramGiB, overrides.gpus ?? 1))
   const total = Math.round(ramGiB * GIB)
   const reserve = osReserveBytes(total)
   const hostCpu = whatIfCpu(null, 0, undefined, undefined)
@@ -384,18 +379,15 @@ export function whatIfProfile(
     thermal: { cpuTempC: null, gpuTempsC: [], throttlingRisk: 'unknown' },
     benchmark: { ran: false, ms: null, notes: [] },
     notes: [
-      ...(mac
-        ? []
-        : [
-            `Assumed host: ${ramGiB} GiB RAM (${overrides.ramGiB === undefined ? 'twice the VRAM, at least 32 GiB' : 'as given'}).`,
-          ]),
+      ...(mac || overrides.ramGiB === undefined ? [] : [`Host: ${ramGiB} GiB RAM (as given).`]),
       ...(entry || overrides.cpus !== undefined ? [] : [hostCpu.note]),
     ],
     probes: [],
   }
   return applyOverrides(
     blank,
-    { ...overrides, ...(entry ? { gpu: entry } : {}), ...(mac ? {} : { ramGiB }) },
+    // An assumed RAM is applyOverrides' to make (and to mark as assumed): only a given one is passed on.
+    { ...overrides, ...(entry ? { gpu: entry } : {}) },
     catalog,
   )
 }

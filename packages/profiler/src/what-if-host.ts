@@ -145,3 +145,23 @@ export function macHost(profile: HardwareProfile): Pick<HardwareProfile, 'host' 
     acceleration: { cuda: null, rocm: null, metal: true, mps: true, opencl: null, xpu: false },
   }
 }
+
+/**
+ * RAM of a what-if node of GPUs when --ram does not say: twice their memory rounded up to a power of two, at least
+ * 32 GiB (the host RAM of typical workstations and cloud nodes for such GPUs), never this machine's.
+ */
+export function assumedHostRamGiB(vramGiBPerGpu: number, gpus: number): number {
+  return Math.max(32, 2 ** Math.ceil(Math.log2(Math.max(1, 2 * vramGiBPerGpu * gpus))))
+}
+
+/** The `ram=` change of an assumed RAM, which plans warn about. */
+export function assumedRamChange(ramGiB: number): string {
+  return `ram=${ramGiB}GiB${ASSUMED_MARK}`
+}
+
+/** The RAM a what-if profile assumed (rather than was given) in GiB, or null. */
+export function assumedRamGiB(profile: HardwareProfile): number | null {
+  const entry = [...profile.overrides].reverse().find((change) => change.startsWith('ram='))
+  if (!entry?.endsWith(ASSUMED_MARK)) return null
+  return Number.parseFloat(entry.slice('ram='.length))
+}

@@ -10,7 +10,7 @@ import { collectProbes } from '../src/collect-probes.js'
 import { applyOverrides, whatIfProfile } from '../src/overrides.js'
 import { loadProfile, saveProfile } from '../src/profile-file.js'
 import { formatProfileSummary } from '../src/summary.js'
-import { assumedCpuCount } from '../src/what-if-host.js'
+import { assumedCpuCount, assumedRamGiB } from '../src/what-if-host.js'
 import { bundledCatalog } from './helpers.js'
 
 const require = createRequire(import.meta.url)
@@ -66,8 +66,13 @@ describe('what-if overrides', () => {
     expect(profile.overrides).toEqual([
       'gpu=GeForce RTX 3060 12GB (rtx-3060-12gb)',
       'gpus=2',
+      'ram=64GiB (assumed)',
       'cpus=24 (assumed)',
     ])
+    // The planned node's RAM is its own (twice the GPUs' memory, at least 32 GiB), never this machine's.
+    expect(profile.memory.totalBytes).toBe(64 * GIB)
+    expect(assumedRamGiB(profile)).toBe(64)
+    expect(profile.storage).toEqual([])
     expect(profile.interconnect.kind).toBe('pcie')
     expect(profile.notes.some((note) => note.startsWith('No GPU found'))).toBe(false)
   })
@@ -118,7 +123,9 @@ describe('what-if overrides', () => {
     const profile = whatIfProfile({ gpu: 'H100 SXM5 80GB', gpus: 8 }, catalog)
     expect(HardwareProfile.parse(profile).gpus).toHaveLength(8)
     expect(profile.memory.totalBytes).toBe(2048 * GIB)
-    expect(profile.notes[0]).toMatch(/^Assumed host: 2048 GiB RAM \(twice the VRAM/)
+    expect(assumedRamGiB(profile)).toBe(2048)
+    expect(profile.notes.some((note) => /RAM of the planned node assumed.*2048 GiB/.test(note))).toBe(true)
+    expect(assumedRamGiB(whatIfProfile({ gpu: 'H100 SXM5 80GB', ramGiB: 512 }, catalog))).toBeNull()
     expect(profile.cpu).toMatchObject({ logicalCores: 96, physicalCores: 48, usableCores: 96 })
     expect(assumedCpuCount(profile)).toBe(96)
     expect(profile.interconnect.kind).toBe('nvlink')

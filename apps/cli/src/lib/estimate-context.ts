@@ -1,6 +1,5 @@
 import type { Command } from '@oclif/core'
 import {
-  closeMatches,
   decide,
   deriveFacts,
   type EstimateDevice,
@@ -10,8 +9,8 @@ import {
   type ModelSpec,
   matchGpu,
   type Quantization,
-  RigfitError,
   trainingContext,
+  unknownGpuError,
   WORKLOAD_SCHEMA_VERSION,
   type Workload,
 } from '@rigfit/core'
@@ -120,24 +119,13 @@ function workloadOf(point: EstimateWorkload): Workload {
   }
 }
 
-/** The catalog entry `--gpu` names, or a usage error with the closest names. */
+/** The catalog entry `--gpu` names, or an input error naming it with the closest catalog names. */
 function catalogGpu(query: string, memoryHint: number | null, entries: GpuCatalogEntry[]): GpuCatalogEntry {
   const match = matchGpu(query, memoryHint, entries)
   if (match) return match.entry
-  const near = closeMatches(
-    query,
-    entries.map((e) => e.name),
-  )
-  throw new RigfitError(
-    'input',
-    'E_GPU_UNKNOWN',
-    `--gpu "${query}" matches no GPU in the installed catalogs`,
-    {
-      suggestion:
-        near.length > 0
-          ? `Did you mean ${near.map((n) => `"${n}"`).join(', ')}? Or give the memory alone with --vram GiB.`
-          : 'Name the GPU as nvidia-smi prints it, e.g. "A100 80GB" or "RTX 4090", or give the memory alone with --vram GiB.',
-      details: { closeMatches: near },
-    },
-  )
+  throw unknownGpuError(query, entries, {
+    code: 'E_GPU_UNKNOWN',
+    flag: '--gpu',
+    hint: 'Or give the memory alone with --vram GiB.',
+  })
 }

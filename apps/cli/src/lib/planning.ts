@@ -12,7 +12,7 @@ import {
   type TrainingPlan,
   type Workload,
 } from '@rigfit/core'
-import { assumedCpuCount, assumedGpuVariant, gpuVariantMessage } from '@rigfit/profiler'
+import { assumedCpuCount, assumedGpuVariant, assumedRamGiB, gpuVariantMessage } from '@rigfit/profiler'
 import { planCost } from './instance.js'
 import { formatProblem, loadAllPacks, type PackProblem } from './packs.js'
 
@@ -73,6 +73,15 @@ export function planNotices(profile: HardwareProfile, problems: PackProblem[]): 
     notices.push({
       id: 'assumed-gpu-variant',
       message: gpuVariantMessage(variant),
+      source: 'profile',
+      expectedGain: null,
+    })
+  }
+  const ram = assumedRamGiB(profile)
+  if (ram !== null) {
+    notices.push({
+      id: 'assumed-ram',
+      message: `The planned node's RAM is assumed, not known: ${ram} GiB, which bounds offloaded states and the data cache. Pass --ram GiB (or --instance) with the real size.`,
       source: 'profile',
       expectedGain: null,
     })

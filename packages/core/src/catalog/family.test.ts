@@ -5,7 +5,8 @@ describe('familyOf', () => {
   it.each([
     ['NVIDIA GeForce RTX 4090', '8.9', 'rtx40'],
     ['NVIDIA GeForce RTX 4060 Laptop GPU', '8.9', 'rtx40'],
-    ['NVIDIA GeForce RTX 5090', '12.0', 'rtx40'],
+    ['NVIDIA GeForce RTX 5090', '12.0', 'rtx50'],
+    ['NVIDIA GeForce RTX 5060 Ti', '12.0', 'rtx50'],
     ['NVIDIA GeForce RTX 3080 Ti', '8.6', 'rtx30'],
     ['NVIDIA GeForce RTX 2070 SUPER', '7.5', 'rtx20'],
     ['NVIDIA GeForce GTX 1650', '7.5', 'rtx20'],
@@ -28,6 +29,8 @@ describe('familyOf', () => {
     expect(familyOf('nvidia', 'Graphics Device', '8.6')).toBe('rtx30')
     expect(familyOf('nvidia', 'Graphics Device', '9.0')).toBe('datacenter')
     expect(familyOf('nvidia', 'Graphics Device', '8.9')).toBe('rtx40')
+    expect(familyOf('nvidia', 'Graphics Device', '12.0')).toBe('rtx50')
+    expect(familyOf('nvidia', 'Graphics Device', '10.0')).toBe('datacenter')
     expect(familyOf('nvidia', 'Graphics Device', null)).toBe('unknown')
   })
 

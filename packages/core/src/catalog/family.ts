@@ -4,7 +4,7 @@ import type { Family, GpuVendor } from '../schemas/common.js'
  * The plugin family of a GPU that no catalog knows, from its vendor, name and compute capability (NVIDIA, "8.9")
  * or LLVM target (AMD, "gfx1100"). Names decide first because the same compute capability spans product lines
  * (8.6 is both a GeForce RTX 3090 and an A40); the number decides when the name says nothing. GeForce RTX 50
- * cards share Ada's precision features (bf16, TF32, FP8), so they are planned by the rtx40 pack.
+ * cards (Blackwell, compute capability 12.x) have a pack of their own; datacenter Blackwell is 10.x.
  */
 export function familyOf(vendor: GpuVendor, name: string, capabilityOrTarget: string | null): Family {
   if (vendor === 'apple') return 'apple'
@@ -26,7 +26,8 @@ function nvidiaFamily(name: string, capability: string | null): Family {
   const geforce = name.match(/\b(?:rtx|gtx)\s*(\d{2})\d{2}\b/)
   if (geforce && !/\b(quadro|tesla)\b/.test(name) && !/\brtx\s*\d{4}\s*(ada|blackwell)\b/.test(name)) {
     const series = Number(geforce[1])
-    if (series >= 40) return 'rtx40'
+    if (series >= 50) return 'rtx50'
+    if (series === 40) return 'rtx40'
     if (series === 30) return 'rtx30'
     return 'rtx20'
   }
@@ -34,7 +35,7 @@ function nvidiaFamily(name: string, capability: string | null): Family {
   if (DATACENTER_NAMES.some((pattern) => pattern.test(name))) return 'datacenter'
   const cc = capability === null ? Number.NaN : Number(capability)
   if (!Number.isFinite(cc)) return 'unknown'
-  if (cc >= 12) return 'rtx40'
+  if (cc >= 12) return 'rtx50'
   if (cc >= 9 || cc === 8) return 'datacenter'
   if (cc >= 8.9) return 'rtx40'
   if (cc >= 8.6) return 'rtx30'

@@ -11,13 +11,14 @@ export interface GpuNameKey {
 }
 
 /** Words that name a vendor or brand, not a model: dropped from both sides of a match. */
-const NOISE = new Set([
+export const GPU_NAME_NOISE: ReadonlySet<string> = new Set([
   'nvidia',
   'geforce',
   'tesla',
   'quadro',
   'amd',
   'ati',
+  'intel',
   'radeon',
   'instinct',
   'apple',
@@ -32,8 +33,8 @@ const NOISE = new Set([
   'tm',
 ])
 
-/** Product-line prefixes a user may leave out ("4090" for "RTX 4090"). */
-export const OPTIONAL_TOKENS: ReadonlySet<string> = new Set(['rtx', 'gtx', 'rx'])
+/** Product-line prefixes a user may leave out ("4090" for "RTX 4090", "B580" for "Arc B580"). */
+export const OPTIONAL_TOKENS: ReadonlySet<string> = new Set(['rtx', 'gtx', 'rx', 'arc'])
 
 export function parseGpuName(name: string): GpuNameKey {
   let text = ` ${name.toLowerCase()} `
@@ -60,7 +61,7 @@ export function parseGpuName(name: string): GpuNameKey {
     .replace(/\b(mobile|max\s?q)\b/g, 'laptop')
     .replace(/([a-z])(\d)/g, '$1 $2')
     .replace(/(\d)([a-z])/g, '$1 $2')
-  const tokens = new Set(text.split(/\s+/).filter((token) => token !== '' && !NOISE.has(token)))
+  const tokens = new Set(text.split(/\s+/).filter((token) => token !== '' && !GPU_NAME_NOISE.has(token)))
   return { tokens, memoryGB, form, gpuCores }
 }
 

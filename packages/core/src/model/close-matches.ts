@@ -1,5 +1,5 @@
 /** Edit distance between two short strings (ids, names); small inputs only, so a plain two-row table. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]

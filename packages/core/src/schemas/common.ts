@@ -30,6 +30,7 @@ export type GpuVendor = z.infer<typeof GpuVendor>
 
 /** Plugin families: one bundled rule pack per family. */
 export const Family = z.enum([
+  'rtx50',
   'rtx40',
   'rtx30',
   'rtx20',

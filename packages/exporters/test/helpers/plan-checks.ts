@@ -20,10 +20,11 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 /**
  * The only refusals a plan may meet, where the format's tool cannot run the plan's device at all (docs/export.md,
  * "Formats a device cannot use"): DeepSpeed's mps accelerator has no communication backend and its CPU
- * accelerator needs Intel's extension and oneCCL; Slurm does not run on macOS. Every other refusal is a failure.
+ * accelerator needs Intel's extension and oneCCL, and the DeepSpeed export is written for CUDA and ROCm only (not
+ * xpu); Slurm does not run on macOS. Every other refusal is a failure.
  */
 export const DEVICE_REFUSALS: Readonly<Record<string, readonly string[]>> = {
-  deepspeed: ['mps', 'cpu'],
+  deepspeed: ['mps', 'cpu', 'xpu'],
   slurm: ['mps'],
 }
 

@@ -23,7 +23,17 @@ import { presetProfile, whatIfProfile } from '@rigfit/profiler'
 const require = createRequire(import.meta.url)
 
 /** The bundled plugins, in the order the CLI loads their packs (sorted by package name). */
-export const PLUGINS = ['apple', 'cpu', 'datacenter', 'rdna', 'rtx20', 'rtx30', 'rtx40'] as const
+export const PLUGINS = [
+  'apple',
+  'cpu',
+  'datacenter',
+  'intel',
+  'rdna',
+  'rtx20',
+  'rtx30',
+  'rtx40',
+  'rtx50',
+] as const
 export type PluginName = (typeof PLUGINS)[number]
 
 const pluginRoot = (plugin: PluginName) => dirname(require.resolve(`@rigfit/plugin-${plugin}/package.json`))

@@ -1,0 +1,122 @@
+import { stat } from 'node:fs/promises'
+import { extname } from 'node:path'
+import { countJsonl, countTxt, type FormatCount } from './count-text-files.js'
+import { datasetError, reasonOf } from './dataset-error.js'
+import type { ReadOptions } from './read-text.js'
+import { bytesPerTokenTally, type TokenTally, tokenizerTally } from './token-tally.js'
+
+export type DatasetFormat = 'jsonl' | 'txt' | 'parquet'
+
+export interface CountDatasetOptions extends ReadOptions {
+  /** A Hugging Face tokenizer.json (see `findTokenizer`); without one, tokens are estimated from bytes. */
+  tokenizer?: string | null | undefined
+}
+
+export interface DatasetCount {
+  /** Tokens of the text (special tokens such as BOS/EOS left out). */
+  tokens: number
+  /** Training examples: JSONL rows, parquet rows with text, lines with text in a .txt. */
+  examples: number
+  /** The file's size on disk. */
+  bytes: number
+  method: 'tokenizer' | 'bytes-per-token'
+  /** The tokenizer.json counted with, or null. */
+  tokenizer: string | null
+  /** The ratio used when no tokenizer was given, or null. */
+  bytesPerToken: number | null
+  format: DatasetFormat
+  /** The layouts or columns the text was read from, e.g. `["messages[].content"]`. */
+  fields: string[]
+}
+
+const FORMATS: Record<string, DatasetFormat> = {
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.txt': 'txt',
+  '.parquet': 'parquet',
+}
+
+const COUNTERS: Record<
+  DatasetFormat,
+  (path: string, totalBytes: number, tally: TokenTally, options: ReadOptions) => Promise<FormatCount>
+> = {
+  jsonl: countJsonl,
+  txt: countTxt,
+  // The parquet reader and its decompressors (a few MiB of heap) load only when a parquet file is counted.
+  parquet: async (...args) => (await import('./count-parquet.js')).countParquet(...args),
+}
+
+/** The format a file's extension names, or an input error naming the formats read. */
+export function datasetFormatOf(path: string): DatasetFormat {
+  const extension = extname(path).toLowerCase()
+  const format = FORMATS[extension]
+  if (format === undefined) {
+    throw datasetError(
+      'E_DATASET_FORMAT',
+      `${path}: cannot count a ${extension || 'file without an extension'}; the formats read are .jsonl, .txt and .parquet`,
+      'Convert the dataset to JSON Lines (one {"text": ...} object per line), or give its size with --dataset-tokens N.',
+      { file: path, extension },
+    )
+  }
+  return format
+}
+
+async function fileSize(path: string): Promise<number> {
+  let info: Awaited<ReturnType<typeof stat>>
+  try {
+    info = await stat(path)
+  } catch (error) {
+    throw datasetError(
+      'E_DATASET_NOT_FOUND',
+      `${path}: cannot read the dataset (${reasonOf(error)})`,
+      'Check the path given to --dataset; it is read relative to the current folder.',
+      { file: path },
+      error,
+    )
+  }
+  if (!info.isFile()) {
+    throw datasetError(
+      'E_DATASET_NOT_FOUND',
+      `${path}: is a folder, not a dataset file`,
+      'Give one .jsonl, .txt or .parquet file; for a dataset split over many files, count each or give --dataset-tokens N.',
+      { file: path },
+    )
+  }
+  return info.size
+}
+
+/**
+ * Counts the tokens and examples of a local dataset file, streaming it with bounded memory. With a tokenizer the
+ * count is exact (up to the cuts in a very long .txt line); without one it is the UTF-8 bytes of the text at
+ * `BYTES_PER_TOKEN`. Throws a `RigfitError` (kind `input`, code `E_DATASET_*`) for a file it cannot count, and
+ * the signal's reason when aborted.
+ */
+export async function countDatasetTokens(
+  path: string,
+  options: CountDatasetOptions = {},
+): Promise<DatasetCount> {
+  const format = datasetFormatOf(path)
+  const bytes = await fileSize(path)
+  const tally = options.tokenizer ? await tokenizerTally(options.tokenizer) : bytesPerTokenTally()
+  options.signal?.throwIfAborted()
+  const counted = await COUNTERS[format](path, bytes, tally, options)
+  const tokens = tally.tokens()
+  if (counted.examples === 0 || tokens === 0) {
+    throw datasetError(
+      'E_DATASET_EMPTY',
+      `${path}: holds no text to count (${counted.examples} examples, ${tokens} tokens)`,
+      'Check that this is the training file; an empty dataset cannot be planned for.',
+      { file: path },
+    )
+  }
+  return {
+    tokens,
+    examples: counted.examples,
+    bytes,
+    method: tally.method,
+    tokenizer: tally.tokenizer,
+    bytesPerToken: tally.bytesPerToken,
+    format,
+    fields: counted.fields,
+  }
+}

@@ -1,0 +1,113 @@
+import { createReadStream } from 'node:fs'
+
+/** How a count reports its progress and is cancelled. */
+export interface ReadOptions {
+  /** Called after each chunk with the bytes read so far; the last call has `bytesRead === totalBytes`. */
+  onProgress?: ((bytesRead: number, totalBytes: number) => void) | undefined
+  signal?: AbortSignal | undefined
+}
+
+const CHUNK_BYTES = 1 << 20
+
+/**
+ * The file as UTF-8 strings of about 1 MiB each, never the whole file: memory stays bounded whatever its size.
+ * The stream's decoder keeps a character split between two chunks whole.
+ */
+async function* utf8Chunks(path: string, totalBytes: number, options: ReadOptions): AsyncGenerator<string> {
+  const stream = createReadStream(path, {
+    encoding: 'utf8',
+    highWaterMark: CHUNK_BYTES,
+    signal: options.signal,
+  })
+  let reported = 0
+  for await (const chunk of stream) {
+    yield chunk as string
+    // A file that grows while it is read must not push the bar past its end.
+    reported = Math.min(stream.bytesRead, totalBytes)
+    options.onProgress?.(reported, totalBytes)
+  }
+  if (reported !== totalBytes) options.onProgress?.(totalBytes, totalBytes)
+}
+
+/** One line of a text file, without its line break, and its 1-based number. */
+export interface NumberedLine {
+  text: string
+  line: number
+}
+
+/** Thrown (and turned into the caller's error) when a line outgrows `maxLineChars` without a line break. */
+export class LineTooLongError extends Error {
+  constructor(readonly line: number) {
+    super(`line ${line} is longer than the limit`)
+  }
+}
+
+/** The lines of a file, streamed; a `\r\n` line break counts as one. */
+export async function* fileLines(
+  path: string,
+  totalBytes: number,
+  options: ReadOptions,
+  maxLineChars: number,
+): AsyncGenerator<NumberedLine> {
+  let carry = ''
+  let line = 0
+  for await (const chunk of utf8Chunks(path, totalBytes, options)) {
+    const parts = (carry + chunk).split('\n')
+    carry = parts.pop() ?? ''
+    if (carry.length > maxLineChars) throw new LineTooLongError(line + parts.length + 1)
+    for (const part of parts) {
+      line += 1
+      yield { text: part.endsWith('\r') ? part.slice(0, -1) : part, line }
+    }
+  }
+  if (carry.length > 0) yield { text: carry.endsWith('\r') ? carry.slice(0, -1) : carry, line: line + 1 }
+}
+
+/** Where to cut a long run of text with no line break: after its last whitespace, else anywhere but mid-pair. */
+function cutPoint(text: string, limit: number): number {
+  const space = Math.max(text.lastIndexOf(' ', limit), text.lastIndexOf('\t', limit))
+  if (space > 0) return space + 1
+  const code = text.charCodeAt(limit - 1)
+  // Do not split a UTF-16 surrogate pair (an emoji, say) into two invalid halves.
+  return code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit
+}
+
+/**
+ * A text file in pieces that end at line breaks (the break stays with its line), each at most about
+ * `maxPieceChars`; a longer line is cut after a space. Tokenizing piece by piece matches tokenizing the whole
+ * text except at the cuts, where a tokenizer could have merged across.
+ */
+export async function* filePieces(
+  path: string,
+  totalBytes: number,
+  options: ReadOptions,
+  maxPieceChars: number,
+): AsyncGenerator<string> {
+  let carry = ''
+  for await (const chunk of utf8Chunks(path, totalBytes, options)) {
+    carry += chunk
+    const lastBreak = carry.lastIndexOf('\n')
+    if (lastBreak >= 0) {
+      yield* splitLong(carry.slice(0, lastBreak + 1), maxPieceChars)
+      carry = carry.slice(lastBreak + 1)
+    }
+    while (carry.length > maxPieceChars) {
+      const cut = cutPoint(carry, maxPieceChars)
+      yield carry.slice(0, cut)
+      carry = carry.slice(cut)
+    }
+  }
+  if (carry.length > 0) yield carry
+}
+
+/** Pieces of whole lines no longer than `maxChars`, each cut after a line break where one falls inside. */
+function* splitLong(text: string, maxChars: number): Generator<string> {
+  let rest = text
+  while (rest.length > maxChars) {
+    const lastBreak = rest.lastIndexOf('\n', maxChars - 1)
+    const cut = lastBreak >= 0 ? lastBreak + 1 : cutPoint(rest, maxChars)
+    yield rest.slice(0, cut)
+    rest = rest.slice(cut)
+  }
+  if (rest.length > 0) yield rest
+}

@@ -90,8 +90,11 @@ describe('the RAM of the planned node, not of the machine rigfit runs on', () =>
       const { profile } = rigfitJson(['analyze', '--gpu', 'H100', '--gpus', gpus, '--profile-only'])
       expect(profile.memory.totalBytes, `${gpus} GPUs`).toBe(ramGiB * GIB)
       expect(profile.overrides).toContain(`ram=${ramGiB}GiB (assumed)`)
-      // Another node's disks are not this machine's.
+      // Another node's disks, container limits, battery and temperatures are not this machine's.
       expect(profile.storage).toEqual([])
+      expect(profile.host.container.detected).toBe(false)
+      expect(profile.power).toMatchObject({ batteryPresent: false, onBattery: false })
+      expect(profile.thermal).toMatchObject({ cpuTempC: null, throttlingRisk: 'unknown' })
       const plan = rigfitJson(['plan', '--gpu', 'H100', '--gpus', gpus, '--model', 'llama-3.1-8b'])
       const warning = plan.warnings.find((w: { id: string }) => w.id === 'assumed-ram')
       expect(warning?.message).toMatch(new RegExp(`${ramGiB} GiB.*--ram GiB`))

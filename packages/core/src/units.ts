@@ -80,3 +80,10 @@ export function parseCount(text: string, flag: string): number {
 export function gibText(bytes: number): string {
   return (bytes / 2 ** 30).toFixed(1)
 }
+
+/**
+ * Bytes of raw UTF-8 text per token when no tokenizer is at hand: about 4 for English text under the BPE
+ * vocabularies of current LLMs (GPT-2 through Llama 3). `--dataset-size`, a dataset file counted without a
+ * tokenizer, and the exporters' streaming figures all use it, so that the three agree.
+ */
+export const TEXT_BYTES_PER_TOKEN = 4

@@ -2,14 +2,11 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Tokenizer } from '@huggingface/tokenizers'
+import { TEXT_BYTES_PER_TOKEN } from '@rigfit/core'
 import { datasetError, reasonOf } from './dataset-error.js'
 
-/**
- * Bytes of UTF-8 text per token when no tokenizer is at hand: about 4 for English text under the BPE
- * vocabularies of current LLMs (GPT-2 through Llama 3). It is the ratio the planner applies to `--dataset-size`,
- * kept equal so that counting a file and giving its size agree.
- */
-export const BYTES_PER_TOKEN = 4
+/** Bytes of UTF-8 text per token without a tokenizer: the planner's ratio for `--dataset-size`, so both agree. */
+export const BYTES_PER_TOKEN = TEXT_BYTES_PER_TOKEN
 
 /** Adds up the tokens of many texts, one method for the whole dataset. */
 export interface TokenTally {

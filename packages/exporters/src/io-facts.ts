@@ -1,4 +1,10 @@
-import type { ExportIoFacts, HardwareProfile, StorageKind, TrainingPlan } from '@rigfit/core'
+import {
+  type ExportIoFacts,
+  type HardwareProfile,
+  type StorageKind,
+  TEXT_BYTES_PER_TOKEN,
+  type TrainingPlan,
+} from '@rigfit/core'
 
 /** What the dataset decisions need to know about a machine's storage, network and memory. */
 export type IoFacts = ExportIoFacts
@@ -22,8 +28,8 @@ export function ioFactsFromProfile(profile: HardwareProfile): IoFacts {
   }
 }
 
-/** Raw UTF-8 text runs about 4 bytes per BPE token (about 4 characters per token for English). */
-export const RAW_TEXT_BYTES_PER_TOKEN = 4
+/** Raw UTF-8 text per BPE token: core's ratio, the one the planner reads `--dataset-size` with. */
+export const RAW_TEXT_BYTES_PER_TOKEN = TEXT_BYTES_PER_TOKEN
 
 /** Pre-tokenized shards store token ids as uint16 when the vocabulary fits, else uint32. */
 export function tokenizedBytesPerToken(plan: TrainingPlan): 2 | 4 {
@@ -34,8 +40,10 @@ export function tokenizedBytesPerToken(plan: TrainingPlan): 2 | 4 {
 export function datasetSize(
   plan: TrainingPlan,
   datasetBytes: number | null,
-): { bytes: number; source: 'flag' | 'token-budget' } {
+): { bytes: number; source: 'flag' | 'file' | 'token-budget' } {
   if (datasetBytes !== null) return { bytes: datasetBytes, source: 'flag' }
+  // The file the plan counted (`--dataset PATH`) is the dataset as it sits on disk.
+  if (plan.workload.dataset) return { bytes: plan.workload.dataset.bytes, source: 'file' }
   return { bytes: plan.tokens.budget * RAW_TEXT_BYTES_PER_TOKEN, source: 'token-budget' }
 }
 

@@ -18,7 +18,7 @@ export const HIGH_LATENCY_PREFETCH = 4
 export interface StreamingDecision {
   mode: 'stream' | 'pre-download'
   datasetBytes: number
-  datasetBytesSource: 'flag' | 'token-budget'
+  datasetBytesSource: 'flag' | 'file' | 'token-budget'
   /** Tokens per second one node consumes. */
   tokensPerSecondPerNode: number
   /** Raw text over the network, in MB/s, per node. */
@@ -55,7 +55,9 @@ export function decideStreaming(
     `The run reads ${Math.round(perNode).toLocaleString('en-US')} tokens/s per node: ${mbs(requiredNetworkMBs)} of raw text (~${RAW_TEXT_BYTES_PER_TOKEN} B/token) or ${mbs(requiredDiskMBs)} of ${tokenizedBytesPerToken(plan) * 8}-bit token ids.`,
     dataset.source === 'flag'
       ? `Dataset: ${formatBytes(dataset.bytes)} (--dataset-size).`
-      : `Dataset: ${formatBytes(dataset.bytes)}, one pass over the ${plan.tokens.budget.toLocaleString('en-US')}-token budget as raw text (pass --dataset-size for the real figure).`,
+      : dataset.source === 'file'
+        ? `Dataset: ${formatBytes(dataset.bytes)} (${plan.workload.dataset?.path}).`
+        : `Dataset: ${formatBytes(dataset.bytes)}, one pass over the ${plan.tokens.budget.toLocaleString('en-US')}-token budget as raw text (pass --dataset-size for the real figure).`,
   ]
   const networkOk = facts.networkMBs !== null && facts.networkMBs >= BANDWIDTH_HEADROOM * requiredNetworkMBs
   const downloadHours =

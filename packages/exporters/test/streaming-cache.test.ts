@@ -65,6 +65,29 @@ describe('dataset streaming', () => {
     expect(d.reasons.join(' ')).toMatch(/not measured/)
   })
 
+  it('sizes the dataset from the file the plan counted, unless --dataset-size says otherwise', () => {
+    const counted = {
+      ...plan,
+      workload: {
+        ...plan.workload,
+        dataset: {
+          path: 'data/train.jsonl',
+          format: 'jsonl' as const,
+          bytes: 7 * GB,
+          examples: 50_000,
+          tokens: 1.5e9,
+          method: 'bytes-per-token' as const,
+          tokenizer: null,
+        },
+      },
+    }
+    const fromFile = decideStreaming(counted, NO_IO_FACTS, null)
+    expect(fromFile).toMatchObject({ datasetBytes: 7 * GB, datasetBytesSource: 'file' })
+    expect(fromFile.reasons.join(' ')).toMatch(/Dataset: 7\.0 GB \(data\/train\.jsonl\)/)
+    expect(decideStreaming(counted, NO_IO_FACTS, 20 * GB)).toMatchObject({ datasetBytesSource: 'flag' })
+    expect(sizeCache(counted, facts({}), null).reasons.join(' ')).toMatch(/7\.0 GB/)
+  })
+
   it('warns when the chosen disk reads slower than twice the need', () => {
     const d = decideStreaming(plan, facts({ storage: [hdd], networkMBs: null }), 50 * GB)
     expect(d.disk?.kind).toBe('hdd')

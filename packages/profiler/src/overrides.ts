@@ -88,6 +88,20 @@ export function resolveCatalogGpuMatch(
   throw unknownGpuError(query, catalog, { flag: '--gpu' })
 }
 
+const NO_BATTERY = { batteryPresent: false, onBattery: false, acOnline: null, percent: null } as const
+const UNKNOWN_THERMAL = { cpuTempC: null, throttlingRisk: 'unknown' } as const
+
+/** The parts of a what-if node that are not this machine's: no container limits of ours, no disks. */
+function anotherNode(host: HardwareProfile['host']): Pick<HardwareProfile, 'host' | 'storage'> {
+  return {
+    host: {
+      ...host,
+      container: { detected: false, memoryLimitBytes: null, cpuQuotaCores: null, cgroupVersion: null },
+    },
+    storage: [],
+  }
+}
+
 /**
  * A profile changed by overrides: `gpu` (a catalog entry or name) replaces the GPUs with `gpus` copies of it
  * (default 1); `gpus` alone copies the first detected GPU; `vramGiB` sets every GPU's memory; `ramGiB` the
@@ -266,13 +280,18 @@ export function applyOverrides(
     memory,
     gpus,
     interconnect,
-    // Another GPU is another node: its disks are not this machine's, and the plan does not guess them.
-    ...(overrides.gpu === undefined ? {} : { storage: [] }),
+    // Another GPU is another node: its disks, container limits, battery and temperatures are not this machine's,
+    // and the plan does not guess them.
+    ...(overrides.gpu === undefined ? {} : anotherNode(mac ? macHost(profile).host : profile.host)),
     power: {
       ...profile.power,
+      ...(overrides.gpu === undefined ? {} : NO_BATTERY),
       tdpBudgetWatts: cpuWatts === null && gpuWatts === 0 ? null : (cpuWatts ?? 0) + gpuWatts,
     },
-    thermal: { ...profile.thermal, gpuTempsC: gpus.map((gpu) => gpu.temperatureC) },
+    thermal: {
+      ...(overrides.gpu === undefined ? profile.thermal : UNKNOWN_THERMAL),
+      gpuTempsC: gpus.map((gpu) => gpu.temperatureC),
+    },
     notes: [...profile.notes.filter((note) => !note.startsWith('No GPU found')), ...notes],
   })
 }

@@ -130,7 +130,11 @@ describe('what-if overrides', () => {
     expect(assumedCpuCount(profile)).toBe(96)
     expect(profile.interconnect.kind).toBe('nvlink')
     expect(profile.power.tdpBudgetWatts).toBe(8 * 700)
-    expect(whatIfProfile({ gpu: 'RTX 4090' }, catalog, detected).host).toEqual(detected.host)
+    // The OS is this machine's (the likeliest stack), but not its container limits.
+    expect(whatIfProfile({ gpu: 'RTX 4090' }, catalog, detected).host).toEqual({
+      ...detected.host,
+      container: { detected: false, memoryLimitBytes: null, cpuQuotaCores: null, cgroupVersion: null },
+    })
     const cpuOnly = whatIfProfile({ ramGiB: 64 }, catalog)
     expect(cpuOnly.cpu).toMatchObject({ logicalCores: 16, physicalCores: 8 })
     expect(assumedCpuCount(cpuOnly)).toBe(16)

@@ -9,6 +9,7 @@ import {
   type Workload,
 } from '@rigfit/core'
 import { resolveModel } from '@rigfit/core/node'
+import { countDatasetFile } from './dataset-file.js'
 import { type PinFlagValues, pinFlags, pinsFromFlags } from './pin-flags.js'
 
 /** Flags that describe what the user wants to train, shared by `analyze` and `plan`. */
@@ -61,6 +62,17 @@ export const workloadFlags = {
     helpGroup: 'WORKLOAD',
     exclusive: ['dataset-size', 'examples'],
   }),
+  dataset: Flags.string({
+    description:
+      'A local training file (.jsonl, .txt, .parquet) whose examples and tokens are counted: with --tokenizer or the tokenizer.json beside --model config.json, else at 4 bytes of text per token.',
+    helpGroup: 'WORKLOAD',
+    exclusive: ['dataset-size', 'dataset-tokens', 'examples'],
+  }),
+  tokenizer: Flags.string({
+    description: "The model's Hugging Face tokenizer.json (or its folder), to count --dataset exactly.",
+    helpGroup: 'WORKLOAD',
+    dependsOn: ['dataset'],
+  }),
   examples: Flags.string({
     description: 'Examples in the training data (50k); with --tokens-per-example, the dataset in tokens.',
     helpGroup: 'WORKLOAD',
@@ -101,6 +113,8 @@ export interface WorkloadFlagValues extends PinFlagValues {
   'time-budget'?: string
   'dataset-size'?: string
   'dataset-tokens'?: string
+  dataset?: string
+  tokenizer?: string
   examples?: string
   'tokens-per-example'?: string
   epochs?: string
@@ -144,6 +158,10 @@ export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Work
     )
   }
   const frozenModels = await Promise.all((flags['frozen-model'] ?? []).map((id) => resolveModel(id)))
+  const dataset =
+    flags.dataset === undefined
+      ? null
+      : await countDatasetFile(flags.dataset, { tokenizer: flags.tokenizer, model: flags.model })
   return {
     schemaVersion: WORKLOAD_SCHEMA_VERSION,
     kind: pretrain ? 'pretrain' : 'finetune',
@@ -152,7 +170,13 @@ export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Work
     targetTokens: flags.tokens === undefined ? null : parseCount(flags.tokens, '--tokens'),
     frozenModels,
     datasetBytes: flags['dataset-size'] ? parseSizeBytes(flags['dataset-size']) : null,
-    datasetTokens: countedDatasetTokens(flags),
+    datasetTokens: dataset?.tokens ?? countedDatasetTokens(flags),
+    tokensPerExample: dataset
+      ? dataset.tokens / dataset.examples
+      : flags['tokens-per-example'] === undefined
+        ? null
+        : parseCount(flags['tokens-per-example'], '--tokens-per-example'),
+    dataset,
     epochs: flags.epochs === undefined ? null : parseEpochs(flags.epochs),
     timeBudgetHours: flags['time-budget'] ? parseDurationHours(flags['time-budget']) : null,
     targetEffectiveBatch: flags['target-batch'] ?? null,

@@ -128,7 +128,7 @@ export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestion
     suggestions.push(
       generated(
         'give-dataset-size',
-        `Without the dataset's size the token budget is what ${input.maxHours} h of training reaches; give --examples N --tokens-per-example N, --dataset-tokens N or --dataset-size to plan one epoch of it (--epochs for more).`,
+        `Without the dataset's size the token budget is what ${input.maxHours} h of training reaches; give the file with --dataset train.jsonl (its tokens are counted), or --examples N --tokens-per-example N, --dataset-tokens N or --dataset-size, to plan one epoch of it (--epochs for more).`,
         'a token budget that matches the data',
       ),
     )

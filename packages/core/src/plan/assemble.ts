@@ -202,7 +202,11 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
       hostMemoryBytes: profile.memory.usableBytes,
       profileSource: profile.source,
     },
-    workload: { kind: workload.kind, description: describeWorkload(workload, best) },
+    workload: {
+      kind: workload.kind,
+      description: describeWorkload(workload, best),
+      ...(workload.dataset ? { dataset: workload.dataset } : {}),
+    },
     // A model trained from scratch is built for the sequence length it trains at.
     model: best.model.source === 'generated' ? { ...best.model, maxPositions: best.seq } : best.model,
     params: { total: best.result.params.total, trainable: best.result.params.trainable },

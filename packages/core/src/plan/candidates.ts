@@ -4,6 +4,7 @@ import type { Mode, Quantization } from '../schemas/common.js'
 import type { LoraSpec } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import type { SettingPins, Workload } from '../schemas/workload.js'
+import { TEXT_BYTES_PER_TOKEN } from '../units.js'
 import { effectiveBatchOf } from './batch.js'
 import { MODE_BUDGETS, type ModeBudget } from './modes.js'
 
@@ -65,7 +66,6 @@ export const MIN_FINETUNE_STEPS = 300
 const MIN_FINETUNE_BATCH = 8
 
 /** Average bytes of raw text per token for BPE tokenizers on English text. */
-const BYTES_PER_TOKEN = 4
 
 /** A method as the search tries it in this mode, with the adapter and quantisation pins the user gave. */
 export function methodChoice(method: Method, mode: Mode, pins: SettingPins = {}): MethodChoice {
@@ -111,17 +111,31 @@ export function modelCandidates(
  */
 export function sequenceCandidates(workload: Workload, budget: ModeBudget, cap: number): number[] {
   if (workload.seq) return [workload.seq]
-  const [low, high] = budget.seqRange
+  const floor = exampleSequence(workload) ?? 0
+  const [low, high] = [Math.max(budget.seqRange[0], floor), Math.max(budget.seqRange[1], floor)]
   const maxPositions = workload.model?.maxPositions ?? Number.POSITIVE_INFINITY
   const seqs = powersOfTwo(low, high).filter((seq) => seq <= cap && seq <= maxPositions)
   return (seqs.length > 0 ? seqs : [Math.min(low, cap, maxPositions)]).reverse()
 }
 
-/** Sequences below those candidates, longest first: the last resort, never below what the user asked for. */
+/**
+ * Sequences below those candidates, longest first: the last resort, never below what the user asked for, nor
+ * below an average example of a fine-tune's data (a shorter one would cut every example short).
+ */
 export function shorterSequences(workload: Workload, seqs: number[], cap: number): number[] {
   if (workload.seq) return []
   const shortest = Math.min(seqs[seqs.length - 1] ?? 512, cap)
-  return powersOfTwo(128, shortest / 2).reverse()
+  return powersOfTwo(exampleSequence(workload) ?? 128, shortest / 2).reverse()
+}
+
+/**
+ * The shortest sequence, a power of two, that holds an average example of a fine-tune's data (within the model's
+ * context), or null when the examples' length is not known. Pretraining packs documents into any length.
+ */
+export function exampleSequence(workload: Workload): number | null {
+  if (workload.kind !== 'finetune' || !workload.tokensPerExample) return null
+  const seq = 2 ** Math.ceil(Math.log2(Math.max(128, workload.tokensPerExample)))
+  return Math.min(seq, workload.model?.maxPositions ?? seq)
 }
 
 /** The effective batch in sequences the plan aims for: the user's, the elastic base batch's, or the mode's. */
@@ -158,7 +172,7 @@ export function runHoursBound(workload: Workload, budget: ModeBudget): number | 
 /** Tokens in the dataset: as counted by the user, else from its size in bytes; null when neither is given. */
 export function datasetTokens(workload: Workload): number | null {
   if (workload.datasetTokens != null) return workload.datasetTokens
-  return workload.datasetBytes === null ? null : Math.floor(workload.datasetBytes / BYTES_PER_TOKEN)
+  return workload.datasetBytes === null ? null : Math.floor(workload.datasetBytes / TEXT_BYTES_PER_TOKEN)
 }
 
 /**

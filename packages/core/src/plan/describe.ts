@@ -1,5 +1,5 @@
-import type { Workload } from '../schemas/workload.js'
-import { gibText } from '../units.js'
+import type { DatasetFile, Workload } from '../schemas/workload.js'
+import { gibText, TEXT_BYTES_PER_TOKEN } from '../units.js'
 import type { ModeBudget } from './modes.js'
 import type { Candidate } from './search.js'
 import type { TrainingDevices } from './training-devices.js'
@@ -30,9 +30,21 @@ export function describeDevices(devices: TrainingDevices): string {
 }
 
 export function describeWorkload(workload: Workload, best: Candidate): string {
-  return workload.kind === 'pretrain'
-    ? `pretrain a ${fmtParams(best.result.params.total)} ${best.model.modelType} model from scratch`
-    : `fine-tune ${best.model.name} (${best.method}${best.lora ? `, rank ${best.lora.rank}` : ''})`
+  const what =
+    workload.kind === 'pretrain'
+      ? `pretrain a ${fmtParams(best.result.params.total)} ${best.model.modelType} model from scratch`
+      : `fine-tune ${best.model.name} (${best.method}${best.lora ? `, rank ${best.lora.rank}` : ''})`
+  return workload.dataset ? `${what} on ${describeDatasetFile(workload.dataset)}` : what
+}
+
+/** A counted dataset file in words: "train.jsonl (52,000 examples, 18.2M tokens by its tokenizer.json)". */
+export function describeDatasetFile(dataset: DatasetFile): string {
+  const name = dataset.path.split(/[\\/]/).pop() || dataset.path
+  const how =
+    dataset.method === 'tokenizer'
+      ? 'by its tokenizer.json'
+      : `estimated at ${TEXT_BYTES_PER_TOKEN} bytes per token`
+  return `${name} (${dataset.examples.toLocaleString('en-US')} examples, ${fmtTokens(dataset.tokens)} tokens ${how})`
 }
 
 /** Why this model: the fine-tuned one, or where the generated one sits in the mode's range. */

@@ -1,7 +1,7 @@
 import type { Mode } from '../schemas/common.js'
 import type { Advice, Settings } from '../schemas/training-plan.js'
 import type { Workload } from '../schemas/workload.js'
-import { LORA_REASON_BY_MODE } from './candidates.js'
+import { exampleSequence, LORA_REASON_BY_MODE } from './candidates.js'
 import type { DecisionReader } from './decided.js'
 import { describeAdapters, modelReason } from './describe.js'
 import type { LadderResult } from './ladder.js'
@@ -55,9 +55,10 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
     best.seq,
     workload.seq
       ? 'the sequence length asked for (--seq)'
-      : lever === 'shorter-sequence'
-        ? `nothing fits at the ${mode} range's sequence lengths, even with offload: the longest shorter one that does`
-        : `the longest sequence in the ${mode} range that fits with ${LEVER_WORDS[lever]} at most`,
+      : (lever === 'shorter-sequence'
+          ? `nothing fits at the ${mode} range's sequence lengths, even with offload: the longest shorter one that does`
+          : `the longest sequence in the ${mode} range that fits with ${LEVER_WORDS[lever]} at most`) +
+          exampleFloorWords(workload),
     facts,
   )
   reader.settle(
@@ -189,4 +190,11 @@ function adapterReason(
 ): string {
   const why = pinned ? 'as pinned' : `${mode} mode: ${LORA_REASON_BY_MODE[mode]}`
   return `${describeAdapters(lora)}, alpha ${2 * lora.rank} (2 x rank); ${why}`
+}
+
+/** Why the sequence is no shorter: an average example of the data must fit in one. */
+function exampleFloorWords(workload: Workload): string {
+  const floor = exampleSequence(workload)
+  if (floor === null) return ''
+  return `; never below ${floor}, which holds an average example (${Math.round(workload.tokensPerExample ?? 0)} tokens)`
 }

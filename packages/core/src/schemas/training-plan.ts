@@ -13,6 +13,7 @@ import {
 } from './common.js'
 import { MemoryBreakdown, Throughput } from './estimate.js'
 import { ModelSpec } from './model-spec.js'
+import { DatasetFile } from './workload.js'
 
 export const TRAINING_PLAN_SCHEMA_VERSION = 1
 
@@ -93,7 +94,12 @@ export const TrainingPlan = z.object({
     hostMemoryBytes: Bytes,
     profileSource: z.string(),
   }),
-  workload: z.object({ kind: z.enum(['pretrain', 'finetune']), description: z.string() }),
+  workload: z.object({
+    kind: z.enum(['pretrain', 'finetune']),
+    description: z.string(),
+    /** The dataset file counted for this plan (`--dataset PATH`), when one was given. */
+    dataset: DatasetFile.optional(),
+  }),
   model: ModelSpec,
   params: z.object({ total: z.number().int().nonnegative(), trainable: z.number().int().nonnegative() }),
   settings: Settings,

@@ -27,6 +27,19 @@ export const SettingPins = z.strictObject({
 })
 export type SettingPins = z.infer<typeof SettingPins>
 
+/** A local dataset file counted for the plan (`--dataset PATH`): what was read, and how its tokens were counted. */
+export const DatasetFile = z.strictObject({
+  path: z.string().min(1),
+  format: z.enum(['jsonl', 'txt', 'parquet']),
+  bytes: z.number().int().nonnegative(),
+  examples: z.number().int().positive(),
+  tokens: z.number().int().positive().max(1e15),
+  /** Exact with the model's tokenizer.json, else the text's UTF-8 bytes at a documented ratio. */
+  method: z.enum(['tokenizer', 'bytes-per-token']),
+  tokenizer: z.string().nullable(),
+})
+export type DatasetFile = z.infer<typeof DatasetFile>
+
 export const Workload = z.object({
   schemaVersion: z.literal(WORKLOAD_SCHEMA_VERSION),
   /** From-scratch pretraining of a generated model, or fine-tuning a given one. */
@@ -43,6 +56,11 @@ export const Workload = z.object({
   /** Tokens in the dataset when the user counted them (`--dataset-tokens`, `--examples` x `--tokens-per-example`);
    *  they win over `datasetBytes`, which is converted at a documented bytes-per-token ratio. */
   datasetTokens: z.number().int().positive().max(1e15).nullable().optional(),
+  /** Average tokens per example of a fine-tune's data (`--tokens-per-example`, or a counted `--dataset`): its
+   *  sequences are at least long enough to hold one, rather than cutting every example short. */
+  tokensPerExample: z.number().positive().max(1e8).nullable().optional(),
+  /** The file the dataset was counted from (`--dataset PATH`); its tokens are `datasetTokens`. */
+  dataset: DatasetFile.nullable().optional(),
   /** Tokens to pretrain on (`--tokens 20B`): the target in place of the mode's tokens-per-parameter ratio. */
   targetTokens: z.number().int().positive().max(1e15).nullable().optional(),
   /** Passes over the dataset (`--epochs`): a fine-tune makes one by default, pretraining up to four. */

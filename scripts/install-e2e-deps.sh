@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs from Debian what the end-to-end tests (e2e/) run: PyTorch for the example trainer and torchrun,
-# `python` on PATH, and a one-machine Slurm (slurm-wlm, munge). Idempotent: when everything is present it
+# `python` on PATH, a one-machine Slurm (slurm-wlm, munge), and the headless Chromium that opens the HTML reports
+# (apps/cli/test/report-browser.test.ts drives it with playwright-core; no browser is downloaded). Idempotent: when everything is present it
 # returns without touching apt. Needs root (or passwordless sudo) only when something is missing.
 set -euo pipefail
 
@@ -15,9 +16,10 @@ done
 for tool in munged munge unmunge; do
   command -v "$tool" >/dev/null 2>&1 || missing+=(munge)
 done
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-e2e-deps: python3-torch, python, slurm-wlm and munge are installed"
+  echo "install-e2e-deps: python3-torch, python, slurm-wlm, munge and chromium are installed"
   exit 0
 fi
 

@@ -16,6 +16,8 @@ import { RigfitCommand } from '../lib/base-command.js'
 import { type EstimateContext, resolveEstimateContext } from '../lib/estimate-context.js'
 import { parseLoraTargets } from '../lib/pin-flags.js'
 import { renderEstimate } from '../lib/render-estimate.js'
+import { writeEstimateReport } from '../lib/report-estimate.js'
+import { reportFlag } from '../lib/report-write.js'
 
 const GIB = 2 ** 30
 
@@ -143,6 +145,8 @@ export default class Estimate extends RigfitCommand {
       helpValue: 'GiB',
     }),
     'list-models': Flags.boolean({ description: 'List the catalog models and exit.', default: false }),
+    report: reportFlag,
+    force: Flags.boolean({ description: 'Replace the --report file if it exists.', dependsOn: ['report'] }),
   }
 
   async run(): Promise<EstimateResult | { models: Pick<ModelSpec, 'id' | 'name' | 'modelType'>[] }> {
@@ -253,6 +257,7 @@ export default class Estimate extends RigfitCommand {
         ),
       )
     }
+    if (flags.report) await writeEstimateReport(flags.report, flags.force, input, final, this.config.version)
     return final
   }
 

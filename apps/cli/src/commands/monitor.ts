@@ -10,6 +10,8 @@ import {
   type ViewMode,
 } from '@rigfit/monitor'
 import { RigfitCommand } from '../lib/base-command.js'
+import { writeRunReport } from '../lib/report-monitor.js'
+import { checkReportTarget, reportFlag } from '../lib/report-write.js'
 
 /** A flag that takes any finite number (oclif's integer flag refuses 0.02 minutes). */
 const numberFlag = Flags.custom<number>({
@@ -190,6 +192,7 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
       default: true,
       allowNo: true,
     }),
+    report: reportFlag,
     'hang-restart': Flags.boolean({
       description: 'Kill and relaunch a hung trainer (--no-hang-restart to only report it).',
       default: true,
@@ -281,11 +284,23 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
       sysfsRoot: process.env.RIGFIT_SYSFS_ROOT ?? D.sysfsRoot,
       procRoot: process.env.RIGFIT_PROC_ROOT ?? D.procRoot,
     }
+    // A report that could not be written is refused before the run, not after it.
+    if (flags.report) await checkReportTarget(flags.report, flags.force)
     const result = await runMonitor(options, {
       stdout: process.stdout,
       stderr: process.stderr,
       color: this.colorEnabled && process.stderr.isTTY === true,
     })
+    if (flags.report) {
+      const report = await writeRunReport(
+        flags.report,
+        flags.force,
+        options.logDir,
+        plan,
+        this.config.version,
+      )
+      this.logToStderr(`Report written to ${report.written}`)
+    }
     if (result.stoppedByMonitor) {
       throw new RigfitError('child', 'E_MONITOR_STOPPED', `the monitor stopped the run: ${result.reason}`, {
         suggestion: result.suggestion ?? `See ${result.logFile}.`,

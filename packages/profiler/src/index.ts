@@ -23,7 +23,6 @@ export {
   type ProfileOverrides,
   resolveCatalogGpu,
   resolveCatalogGpuMatch,
-  whatIfProfile,
 } from './overrides.js'
 export { parseAmdSmi } from './parsers/amd-smi.js'
 export { cgroupLimitsFromFiles, parseCgroupLimits, parseProcCgroup } from './parsers/cgroup.js'
@@ -67,3 +66,4 @@ export {
   assumedRamGiB,
   catalogInterconnect,
 } from './what-if-host.js'
+export { whatIfProfile } from './what-if-profile.js'

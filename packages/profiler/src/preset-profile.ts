@@ -1,5 +1,5 @@
 import type { CloudPreset, GpuCatalogEntry, HardwareProfile } from '@rigfit/core'
-import { whatIfProfile } from './overrides.js'
+import { whatIfProfile } from './what-if-profile.js'
 
 /**
  * A cloud preset (`--instance`) as a what-if profile: its GPUs from the catalog, its RAM, vCPUs and cores, and

@@ -7,10 +7,11 @@ import { HardwareProfile, RigfitError } from '@rigfit/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildProfile } from '../src/build-profile.js'
 import { collectProbes } from '../src/collect-probes.js'
-import { applyOverrides, whatIfProfile } from '../src/overrides.js'
+import { applyOverrides } from '../src/overrides.js'
 import { loadProfile, saveProfile } from '../src/profile-file.js'
 import { formatProfileSummary } from '../src/summary.js'
 import { assumedCpuCount, assumedRamGiB } from '../src/what-if-host.js'
+import { whatIfProfile } from '../src/what-if-profile.js'
 import { bundledCatalog } from './helpers.js'
 
 const require = createRequire(import.meta.url)

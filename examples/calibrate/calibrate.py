@@ -184,12 +184,15 @@ def rows_for(cfg: Config, result: dict, gpu: dict, env: str, source_url: str) ->
             "value": round(value, 1) if metric == "tokens_per_second" else value,
             "unit": unit,
             "origin": "calibrate",
+            # Each GPU's runs are one source: leave-one-source-out holds a whole machine out at a time.
             "source": {
+                "id": f"calibrate-{gpu_slug}",
                 "title": "rigfit examples/calibrate/calibrate.py",
                 "url": source_url,
                 "where": f"{gpu['name']}, {env}",
                 "says": f"{metric} = {shown} for {cfg.slug()}",
             },
+            "stack": env,
         })
     return rows
 

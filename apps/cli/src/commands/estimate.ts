@@ -4,10 +4,12 @@ import {
   EstimateInput,
   type EstimateResult,
   estimate,
+  fitVerdict,
   listModels,
   type ModelSpec,
   pointEstimateInput,
   RigfitError,
+  runKind,
   type TrainingPoint,
 } from '@rigfit/core'
 import { resolveModel } from '@rigfit/core/node'
@@ -126,6 +128,24 @@ export default class Estimate extends RigfitCommand {
         'Fused optimizer step (one kernel for all tensors). Default: what `rigfit plan` chooses for the device (on with CUDA).',
       allowNo: true,
     }),
+    'optimizer-impl': Flags.option({
+      options: ['fused', 'foreach', 'per-tensor'] as const,
+      description:
+        "How the optimizer step runs: fused (one kernel), foreach (PyTorch's default, one state-sized temporary) or per-tensor (a Python loop over parameters, as Transformers' adamw_hf). Default: as --fused-optimizer decides.",
+      exclusive: ['fused-optimizer'],
+    })(),
+    'cuda-context': Flags.integer({
+      description:
+        'MiB the CUDA context and kernels take outside the allocator. Default: by GPU generation with lazy loading (400-550 MiB); stacks older than CUDA 11.7 take over 1 GB.',
+      min: 0,
+      max: 65_536,
+      helpValue: 'MiB',
+    }),
+    'lora-dropout': Flags.string({
+      description:
+        "LoRA adapters' dropout (PEFT's lora_dropout; above 0 each adapted layer keeps a dropped copy of its input). Default 0.",
+      helpValue: 'P',
+    }),
     tf32: Flags.boolean({
       description:
         'TF32 matmuls for fp32 math. Default: what `rigfit plan` chooses for the device (on where the GPU has TF32).',
@@ -167,7 +187,7 @@ export default class Estimate extends RigfitCommand {
       warnings.push(`${message}; RoPE models need position scaling to train well beyond it.`)
     }
 
-    const lora = parseLora(flags['lora-rank'], flags['lora-targets'])
+    const lora = parseLora(flags['lora-rank'], flags['lora-targets'], flags['lora-dropout'])
     if (flags.quant !== 'none' && !lora) {
       throw new RigfitError(
         'usage',
@@ -232,7 +252,11 @@ export default class Estimate extends RigfitCommand {
       tf32: flags.tf32 ?? context?.tf32 ?? false,
     }
     const interconnect = context?.interconnect ?? (gpus > 1 ? 'unknown' : 'none')
-    const input = EstimateInput.parse(pointEstimateInput(point, device, interconnect))
+    const input = EstimateInput.parse({
+      ...pointEstimateInput(point, device, interconnect),
+      ...(flags['optimizer-impl'] ? { optimizerImpl: flags['optimizer-impl'] } : {}),
+      ...(flags['cuda-context'] === undefined ? {} : { cudaContextBytes: flags['cuda-context'] * 2 ** 20 }),
+    })
     const result = estimate(input)
     if (ramBytes !== undefined && result.host.total > ramBytes - osReserveBytes(ramBytes)) {
       warnings.push(
@@ -241,9 +265,7 @@ export default class Estimate extends RigfitCommand {
     }
     // --vram without --gpu still answers "does it fit", with no speed.
     const final: EstimateResult =
-      !device && vramBytes !== undefined
-        ? { ...result, capacity: vramBytes, fits: result.perDevice.total <= vramBytes }
-        : result
+      !device && vramBytes !== undefined ? withCapacity(result, input, vramBytes) : result
 
     if (!this.jsonEnabled()) {
       const color = this.colorEnabled
@@ -314,14 +336,44 @@ function parseGiB(text: string, flag: '--vram' | '--ram'): number {
   return Math.round(value * GIB)
 }
 
-function parseLora(rank: number | undefined, targetsText: string | undefined): EstimateInput['lora'] {
+function parseLora(
+  rank: number | undefined,
+  targetsText: string | undefined,
+  dropoutText: string | undefined,
+): EstimateInput['lora'] {
   if (rank === undefined) {
-    if (targetsText !== undefined) {
-      throw new RigfitError('usage', 'E_USAGE', '--lora-targets needs --lora-rank', {
-        suggestion: 'Add --lora-rank 16, or drop --lora-targets.',
+    const orphan =
+      targetsText !== undefined ? '--lora-targets' : dropoutText !== undefined ? '--lora-dropout' : null
+    if (orphan) {
+      throw new RigfitError('usage', 'E_USAGE', `${orphan} needs --lora-rank`, {
+        suggestion: `Add --lora-rank 16, or drop ${orphan}.`,
       })
     }
     return null
   }
-  return { rank, targets: parseLoraTargets(targetsText ?? 'q,v'), dropout: 0 }
+  const dropout = dropoutText === undefined ? 0 : Number(dropoutText)
+  if (dropoutText?.trim() === '' || !Number.isFinite(dropout) || dropout < 0 || dropout >= 1) {
+    throw new RigfitError(
+      'usage',
+      'E_USAGE',
+      `--lora-dropout "${dropoutText}" is not a probability below 1`,
+      {
+        suggestion: 'Write it as a number such as --lora-dropout 0.05.',
+      },
+    )
+  }
+  return { rank, targets: parseLoraTargets(targetsText ?? 'q,v'), dropout }
+}
+
+/** The estimate judged against a what-if memory size: the same verdict and band as with a GPU. */
+function withCapacity(result: EstimateResult, input: EstimateInput, capacity: number): EstimateResult {
+  const fit = fitVerdict(result.perDevice.total, capacity, runKind(input))
+  return {
+    ...result,
+    capacity,
+    fits: fit.verdict === 'fits',
+    verdict: fit.verdict,
+    headroom: capacity - result.perDevice.total,
+    confidence: fit.confidence,
+  }
 }

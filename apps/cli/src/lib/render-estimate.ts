@@ -96,17 +96,31 @@ export function renderEstimate(
   return `${lines.join('\n')}\n`
 }
 
+/** What the validation says about predictions of this kind of run. */
+function band(result: EstimateResult): string {
+  const c = result.confidence
+  if (!c) return ''
+  const basis =
+    c.rows > 0
+      ? `${c.rows} measured ${c.kind} run${c.rows === 1 ? '' : 's'} held out by source`
+      : `no measured ${c.kind} runs; the band of the nearest measured kind`
+  return `Likely ${gib(c.low)}–${gib(c.high)} (−${(c.over * 100).toFixed(0)}%/+${(c.under * 100).toFixed(0)}%, ${basis}).`
+}
+
 function verdict(result: EstimateResult, paint: Paint): string {
   const total = result.perDevice.total
   if (result.capacity === null) {
     return `Needs ${gib(total)} per device. Pass --gpu or --vram to check the fit.`
   }
   const headroom = result.capacity - total
-  if (result.fits) {
-    const share = ((headroom / result.capacity) * 100).toFixed(0)
-    return paint.good(
-      `✓ Fits: ${gib(total)} of ${gib(result.capacity)}, ${gib(headroom)} headroom (${share}%).`,
-    )
+  const share = ((headroom / result.capacity) * 100).toFixed(0)
+  const note = band(result)
+  if (result.verdict === 'fits') {
+    return `${paint.good(`✓ Fits: ${gib(total)} of ${gib(result.capacity)}, ${gib(headroom)} headroom (${share}%).`)} ${paint.dim(note)}`
   }
-  return paint.bad(`✗ Does not fit: needs ${gib(total)} of ${gib(result.capacity)} (${gib(-headroom)} over).`)
+  if (result.verdict === 'borderline') {
+    const where = headroom >= 0 ? `${gib(headroom)} headroom (${share}%)` : `${gib(-headroom)} over`
+    return `${paint.bad(`◐ Borderline: ${gib(total)} of ${gib(result.capacity)}, ${where}, inside the error band.`)} ${paint.dim(note)}`
+  }
+  return `${paint.bad(`✗ Does not fit: needs ${gib(total)} of ${gib(result.capacity)} (${gib(-headroom)} over).`)} ${paint.dim(note)}`
 }

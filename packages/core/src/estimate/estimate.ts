@@ -1,6 +1,7 @@
 import { loraParamsPerLayer, type ModelParts, modelParts } from '../model/params.js'
 import type { EstimateInput, EstimateResult, ModelSpec } from '../schemas/index.js'
 import { type ActivationContext, blockActivationBytes, blockBackwardWorkspace } from './activations.js'
+import { fitVerdict, runKind } from './confidence.js'
 import {
   ALLOCATOR_FRAGMENTATION,
   BANDWIDTH_EFFICIENCY,
@@ -31,12 +32,23 @@ function partsOf(spec: ModelSpec): ModelParts {
 
 const SHARD_STAGE = { none: 0, zero1: 1, zero2: 2, zero3: 3, fsdp: 3 } as const
 
+/** The global constants fitted to measurements; the validation's leave-one-source-out folds refit them. */
+export interface EstimateTuning {
+  matmulEfficiency: number
+  allocatorFragmentation: number
+}
+
+export const SHIPPED_TUNING: EstimateTuning = {
+  matmulEfficiency: MATMUL_EFFICIENCY,
+  allocatorFragmentation: ALLOCATOR_FRAGMENTATION,
+}
+
 /**
  * Per-device training memory and speed for one configuration. Pure and synchronous; takes the parsed input
  * (`EstimateInput.parse` fills defaults). Memory terms are each one's largest size during a step;
  * `peakAllocated` is the largest simultaneous sum, at the start of backward or at the optimizer step.
  */
-export function estimate(input: EstimateInput): EstimateResult {
+export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_TUNING): EstimateResult {
   const spec = input.model
   const parts = partsOf(spec)
   const lora = input.lora
@@ -179,7 +191,7 @@ export function estimate(input: EstimateInput): EstimateResult {
   const peakAllocated = Math.max(backwardPeak, stepPeak)
   const churn =
     backwardPeak >= stepPeak ? backwardExtras + activations + Math.max(logits, workspace) : stepTemporaries
-  const reserved = peakAllocated + ALLOCATOR_FRAGMENTATION * churn
+  const reserved = peakAllocated + tuning.allocatorFragmentation * churn
   const device = input.device
   const context =
     input.cudaContextBytes ??
@@ -199,7 +211,7 @@ export function estimate(input: EstimateInput): EstimateResult {
       ? flopsPerToken(spec, input.seq, { ...flopsOpts, gradCheckpointing: false })
       : hardwareFlops
     const tokensPerStep = tokens * input.gradAccum
-    const efficiency = input.matmulEfficiency ?? MATMUL_EFFICIENCY
+    const efficiency = input.matmulEfficiency ?? tuning.matmulEfficiency
     const matmulSeconds = (tokensPerStep * hardwareFlops) / (peakTflops * 1e12 * efficiency)
 
     const bandwidth = device.memoryBandwidthGBs * 1e9 * BANDWIDTH_EFFICIENCY
@@ -244,6 +256,7 @@ export function estimate(input: EstimateInput): EstimateResult {
     speed = { flopsPerToken: hardwareFlops, peakTflops, computeShare: matmulSeconds / stepSeconds }
   }
 
+  const fit = capacity === null ? null : fitVerdict(totalBytes, capacity, runKind(input))
   return {
     params: { total, trainable, embedding: parts.embedding + parts.head },
     perDevice: {
@@ -259,10 +272,13 @@ export function estimate(input: EstimateInput): EstimateResult {
       total: Math.round(totalBytes),
     },
     host: { total: Math.round(host) },
-    fits: capacity === null ? null : totalBytes <= capacity,
+    fits: fit === null ? null : fit.verdict === 'fits',
     capacity,
     throughput,
     peakPhase: backwardPeak >= stepPeak ? 'backward' : 'optimizer-step',
     speed,
+    verdict: fit?.verdict ?? null,
+    headroom: capacity === null ? null : Math.round(capacity - totalBytes),
+    confidence: fit?.confidence ?? null,
   }
 }

@@ -1,18 +1,34 @@
 export { type ActivationContext, blockActivationBytes, blockBackwardWorkspace } from './activations.js'
+export { FIT_BANDS, type FitBand, fallbackBand, fitVerdict, runKind } from './confidence.js'
 export * as ESTIMATE_CONSTANTS from './constants.js'
 export { cudaContextBytes, deviceFromCatalogEntry, devicePeakTflops } from './device.js'
-export { estimate } from './estimate.js'
+export { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
 export { type FlopsOptions, flopsPerToken, matmulParamsPerToken } from './flops.js'
 export { adafactorStateElements, optimizerStateBytes } from './optimizer.js'
 export { type InterconnectKind, scalingEfficiency } from './scaling.js'
 export {
   evaluateValidationRow,
-  type MetricSummary,
+  isMemoryMetric,
+  isOutcomeMetric,
   measuredValue,
   parseValidationRow,
-  renderValidationTable,
-  summarizeValidation,
-  VALIDATION_BOUNDS,
   type ValidationOutcome,
   validationInput,
 } from './validation.js'
+export {
+  bandsFromOutcomes,
+  fitTuning,
+  type HeldOutFold,
+  leaveOneSourceOut,
+  PRIOR_TUNING,
+  TUNING_GRID,
+} from './validation-fit.js'
+export { renderValidationReport } from './validation-report.js'
+export {
+  type MetricSummary,
+  type OutcomeSummary,
+  type SummaryGroup,
+  summarizeOutcomes,
+  summarizeValidation,
+  summaryOf,
+} from './validation-summary.js'

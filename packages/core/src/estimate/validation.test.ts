@@ -2,15 +2,17 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { countParams } from '../model/params.js'
 import type { ValidationRow } from '../schemas/index.js'
+import { FIT_BANDS } from './confidence.js'
+import { SHIPPED_TUNING } from './estimate.js'
 import {
   evaluateValidationRow,
   parseValidationRow,
-  renderValidationTable,
-  summarizeValidation,
-  VALIDATION_BOUNDS,
   type ValidationOutcome,
   validationInput,
 } from './validation.js'
+import { bandsFromOutcomes, fitTuning, leaveOneSourceOut } from './validation-fit.js'
+import { renderValidationReport } from './validation-report.js'
+import { summarizeOutcomes, summarizeValidation, summaryOf } from './validation-summary.js'
 
 const dir = new URL('../../validation/', import.meta.url)
 const rows: ValidationRow[] = readdirSync(dir)
@@ -24,12 +26,37 @@ const rows: ValidationRow[] = readdirSync(dir)
       .map(({ line, where }) => parseValidationRow(JSON.parse(line), where)),
   )
 
-describe('validation dataset', () => {
-  const outcomes = rows.map(evaluateValidationRow)
+/**
+ * The figures the model reaches (docs/estimate.md shows them); the thresholds sit at those figures, so a change
+ * that makes the model worse fails here. Held out: each source predicted with constants fitted without it.
+ */
+const REACHED = {
+  inSample: {
+    memoryMedian: 0.09,
+    smiMedian: 0.015,
+    allocatedMedian: 0.115,
+    within15: 0.62,
+    speedMedian: 0.06,
+  },
+  heldOut: {
+    memoryMedian: 0.105,
+    smiMedian: 0.065,
+    allocatedMedian: 0.115,
+    within15: 0.54,
+    speedMedian: 0.115,
+  },
+} as const
 
-  it('holds at least 30 distinct measured configurations with their sources', () => {
-    expect(rows.length).toBeGreaterThanOrEqual(30)
+describe('validation dataset', () => {
+  const inSample = rows.map((row) => evaluateValidationRow(row))
+  const folds = leaveOneSourceOut(rows)
+  const heldOut = folds.flatMap((fold) => fold.outcomes)
+
+  it('holds distinct measured configurations, each with its source, stack and metric', () => {
+    expect(rows.length).toBeGreaterThanOrEqual(63)
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length)
+    expect(new Set(rows.map((r) => r.source.id)).size).toBeGreaterThanOrEqual(5)
+    expect(rows.filter((r) => r.metric === 'oom').length).toBeGreaterThanOrEqual(8)
     for (const row of rows) expect(row.source.says.length, row.id).toBeGreaterThan(10)
   })
 
@@ -50,49 +77,85 @@ describe('validation dataset', () => {
     expect(rows.some((r) => (r.settings.gpus ?? 1) > 1)).toBe(true)
   })
 
-  it(`keeps memory within ${VALIDATION_BOUNDS.memoryMedian * 100}% median and speed within ${VALIDATION_BOUNDS.speedMedian * 100}% median error`, () => {
+  it('ships the global constants fitted to the whole dataset', () => {
+    expect(fitTuning(rows)).toEqual(SHIPPED_TUNING)
+  })
+
+  it('predicts memory and speed within the reached bounds, in sample and leave-one-source-out', () => {
     // The table the documentation shows; printed so a run shows where the model stands.
-    console.log(`\n${renderValidationTable(outcomes)}\n`)
-    const summary = summarizeValidation(outcomes)
-    const memory = summary.find((s) => (s.metric as string) === 'memory')
-    const speed = summary.find((s) => s.metric === 'tokens_per_second')
-    expect(memory?.medianAbsError).toBeLessThanOrEqual(VALIDATION_BOUNDS.memoryMedian)
-    expect(memory?.worstAbsError).toBeLessThanOrEqual(VALIDATION_BOUNDS.memoryWorst)
-    expect(speed?.medianAbsError).toBeLessThanOrEqual(VALIDATION_BOUNDS.speedMedian)
-    expect(speed?.worstAbsError).toBeLessThanOrEqual(VALIDATION_BOUNDS.speedWorst)
+    console.log(`\n${renderValidationReport(inSample, folds)}\n`)
+    for (const [outcomes, bounds] of [
+      [inSample, REACHED.inSample],
+      [heldOut, REACHED.heldOut],
+    ] as const) {
+      expect(summaryOf(outcomes, 'memory')?.medianAbsError).toBeLessThanOrEqual(bounds.memoryMedian)
+      expect(summaryOf(outcomes, 'memory')?.within15).toBeGreaterThanOrEqual(bounds.within15)
+      expect(summaryOf(outcomes, 'nvidia-smi')?.medianAbsError).toBeLessThanOrEqual(bounds.smiMedian)
+      expect(summaryOf(outcomes, 'max_memory_allocated')?.medianAbsError).toBeLessThanOrEqual(
+        bounds.allocatedMedian,
+      )
+      expect(summaryOf(outcomes, 'tokens_per_second')?.medianAbsError).toBeLessThanOrEqual(bounds.speedMedian)
+    }
+  })
+
+  it('calls no measured out-of-memory run a fit', () => {
+    expect(summarizeOutcomes(inSample).oomPredictedFits).toEqual([])
+    expect(summarizeOutcomes(heldOut).oomPredictedFits).toEqual([])
+  })
+
+  it('ships the fit bands of the held-out memory errors per kind of run', () => {
+    const bands = bandsFromOutcomes(heldOut)
+    console.log(`FIT_BANDS = ${JSON.stringify(bands)}`)
+    expect(FIT_BANDS).toEqual(bands)
   })
 })
 
 describe('validation summary', () => {
-  const fake = (id: string, metric: ValidationOutcome['metric'], error: number) =>
+  const fake = (id: string, metric: ValidationOutcome['metric'], error: number, verdict = null) =>
     ({
       id,
       metric,
       error,
+      verdict,
       measured: 1,
       predicted: 1 + error,
       row: rows[0] as ValidationRow,
-    }) as ValidationOutcome
+    }) as unknown as ValidationOutcome
 
-  it('takes the median and the worst absolute error per metric and over all memory metrics', () => {
+  it('takes the median, the share within 15% and the worst absolute error per metric and over all memory', () => {
     const summary = summarizeValidation([
       fake('a', 'nvidia-smi', 0.1),
       fake('b', 'nvidia-smi', -0.3),
       fake('c', 'max_memory_allocated', 0.02),
       fake('d', 'tokens_per_second', -0.5),
+      fake('e', 'oom', 0.4),
     ])
     const by = (m: string) => summary.find((s) => s.metric === m)
     expect(by('nvidia-smi')).toMatchObject({
       count: 2,
       medianAbsError: 0.2,
+      within15: 0.5,
       worstAbsError: 0.3,
       worstId: 'b',
     })
     expect(by('memory')).toMatchObject({ count: 3, medianAbsError: 0.1, worstId: 'b' })
     expect(by('tokens_per_second')).toMatchObject({ count: 1, worstAbsError: 0.5 })
+    expect(by('oom')).toBeUndefined()
   })
 
-  it('rejects a malformed row naming where it is', () => {
+  it('lists out-of-memory runs called fits and fitting runs called does-not-fit', () => {
+    const verdicts = summarizeOutcomes([
+      { ...fake('x', 'oom', 0), verdict: 'fits' },
+      { ...fake('y', 'oom', 0), verdict: 'borderline' },
+      { ...fake('z', 'fits', 0), verdict: 'does-not-fit' },
+    ])
+    expect(verdicts).toEqual({ oom: 2, oomPredictedFits: ['x'], fits: 1, fitsPredictedNotFit: ['z'] })
+  })
+
+  it('rejects a malformed row naming where it is, and settings a user cannot pass', () => {
     expect(() => parseValidationRow({ id: 'x' }, 'rows.jsonl:3')).toThrow(/rows.jsonl:3/)
+    const row = JSON.parse(JSON.stringify(rows[0]))
+    row.settings.matmulEfficiency = 0.5
+    expect(() => parseValidationRow(row, 'rows.jsonl:4')).toThrow(/rows.jsonl:4/)
   })
 })

@@ -1,40 +1,33 @@
 import { RigfitError } from '../errors.js'
 import { findCatalogModel } from '../model/catalog.js'
 import { modelSpecFromHfConfig } from '../model/hf-config.js'
-import { EstimateInput, type ValidationMetric, ValidationRow } from '../schemas/index.js'
-import { estimate } from './estimate.js'
+import {
+  EstimateInput,
+  type FitVerdict,
+  type RunKind,
+  type ValidationMetric,
+  ValidationRow,
+} from '../schemas/index.js'
+import { FIT_BANDS, type FitBand, fitVerdict, runKind } from './confidence.js'
+import { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
 
 const UNIT_BYTES = { B: 1, MB: 1e6, MiB: 2 ** 20, GB: 1e9, GiB: 2 ** 30 } as const
-
-/**
- * Agreed bounds on the absolute relative error (the validation test enforces them): the medians are the targets;
- * the worst-case bounds guard against regressions and sit above the known outliers (docs/estimate.md lists them:
- * the fp16 speed of the Transformers guide's V100 run is 2.4x slower than the model, which has no per-kernel
- * host overhead).
- */
-export const VALIDATION_BOUNDS = {
-  memoryMedian: 0.1,
-  speedMedian: 0.25,
-  memoryWorst: 0.3,
-  speedWorst: 1.5,
-} as const
 
 export interface ValidationOutcome {
   id: string
   metric: ValidationMetric
+  /** The row's source id, the unit of leave-one-source-out. */
+  source: string
+  kind: RunKind
+  /** The published figure; for `oom` and `fits` rows, the device memory the run had. */
   measured: number
+  /** rigfit's figure for the metric; for `oom` and `fits` rows, the predicted nvidia-smi total. */
   predicted: number
   /** (predicted - measured) / measured. */
   error: number
+  /** The fit verdict against the measured memory (`oom` and `fits` rows), else null. */
+  verdict: FitVerdict | null
   row: ValidationRow
-}
-
-export interface MetricSummary {
-  metric: ValidationMetric
-  count: number
-  medianAbsError: number
-  worstAbsError: number
-  worstId: string
 }
 
 /** Parses one dataset line, naming the file and line on failure. */
@@ -55,8 +48,16 @@ export function parseValidationRow(json: unknown, where: string): ValidationRow 
   return parsed.data
 }
 
-/** The estimate input a row describes. */
+const inputs = new WeakMap<ValidationRow, EstimateInput>()
+
+/**
+ * The estimate input a row describes, with `rigfit estimate`'s defaults for what the row does not state: the
+ * fused optimizer step and TF32 where the GPU has them (what the planner's packs choose on NVIDIA), a
+ * classification head for encoders, the GPUs' link unknown.
+ */
 export function validationInput(row: ValidationRow): EstimateInput {
+  const cached = inputs.get(row)
+  if (cached) return cached
   const model =
     'catalog' in row.model
       ? findCatalogModel(row.model.catalog)
@@ -69,22 +70,42 @@ export function validationInput(row: ValidationRow): EstimateInput {
     )
   }
   const { vramGB, ...gpu } = row.gpu
-  return EstimateInput.parse({
+  const gpus = (row.settings.gpus ?? 1) * (row.settings.nodes ?? 1)
+  const input = EstimateInput.parse({
+    optimizerImpl: gpu.kind === 'cuda' ? 'fused' : 'foreach',
+    tf32: gpu.tf32 ?? false,
+    interconnect: gpus > 1 ? 'unknown' : 'none',
     ...row.settings,
+    head: model.kind === 'encoder' ? 'classification' : 'lm',
     model,
     device: { ...gpu, vramBytes: Math.round(vramGB * 2 ** 30) },
   })
+  inputs.set(row, input)
+  return input
 }
 
-/** The row's measured value in bytes (memory) or tokens per second per device. */
+/** The row's measured value in bytes (memory, or the memory an `oom`/`fits` run had) or tokens/s per device. */
 export function measuredValue(row: ValidationRow): number {
   return row.unit === 'tokens/s/device' ? row.value : row.value * UNIT_BYTES[row.unit]
 }
 
-/** Compares rigfit's estimate with one measured configuration. */
-export function evaluateValidationRow(row: ValidationRow): ValidationOutcome {
-  const result = estimate(validationInput(row))
+export const isMemoryMetric = (metric: ValidationMetric): boolean =>
+  metric === 'max_memory_allocated' || metric === 'max_memory_reserved' || metric === 'nvidia-smi'
+
+export const isOutcomeMetric = (metric: ValidationMetric): boolean => metric === 'oom' || metric === 'fits'
+
+/** Compares rigfit's estimate with one measured configuration, with the given global constants and bands. */
+export function evaluateValidationRow(
+  row: ValidationRow,
+  tuning: EstimateTuning = SHIPPED_TUNING,
+  bands: Record<RunKind, FitBand> = FIT_BANDS,
+): ValidationOutcome {
+  const input = validationInput(row)
+  const result = estimate(input, tuning)
+  const measured = measuredValue(row)
+  const kind = runKind(input)
   let predicted: number
+  let verdict: FitVerdict | null = null
   switch (row.metric) {
     case 'max_memory_allocated':
       predicted = result.perDevice.peakAllocated
@@ -92,91 +113,27 @@ export function evaluateValidationRow(row: ValidationRow): ValidationOutcome {
     case 'max_memory_reserved':
       predicted = result.perDevice.reserved
       break
-    case 'nvidia-smi':
-      predicted = result.perDevice.total
-      break
     case 'tokens_per_second':
       predicted = result.throughput?.tokensPerSecondPerDevice ?? 0
       break
+    case 'nvidia-smi':
+      predicted = result.perDevice.total
+      break
+    case 'oom':
+    case 'fits':
+      predicted = result.perDevice.total
+      verdict = fitVerdict(predicted, measured, kind, bands).verdict
+      break
   }
-  const measured = measuredValue(row)
   return {
     id: row.id,
     metric: row.metric,
+    source: row.source.id,
+    kind,
     measured,
     predicted,
     error: (predicted - measured) / measured,
+    verdict,
     row,
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
-}
-
-/** Median and worst absolute relative error per metric, plus `memory` over all memory metrics together. */
-export function summarizeValidation(outcomes: readonly ValidationOutcome[]): MetricSummary[] {
-  const groups = new Map<ValidationMetric | 'memory', ValidationOutcome[]>()
-  for (const outcome of outcomes) {
-    groups.set(outcome.metric, [...(groups.get(outcome.metric) ?? []), outcome])
-    if (outcome.metric !== 'tokens_per_second')
-      groups.set('memory', [...(groups.get('memory') ?? []), outcome])
-  }
-  const order: (ValidationMetric | 'memory')[] = [
-    'memory',
-    'max_memory_allocated',
-    'max_memory_reserved',
-    'nvidia-smi',
-    'tokens_per_second',
-  ]
-  return order.flatMap((metric) => {
-    const group = groups.get(metric)
-    if (!group || group.length === 0) return []
-    const worst = group.reduce((a, b) => (Math.abs(b.error) > Math.abs(a.error) ? b : a))
-    return [
-      {
-        metric: metric as ValidationMetric,
-        count: group.length,
-        medianAbsError: median(group.map((o) => Math.abs(o.error))),
-        worstAbsError: Math.abs(worst.error),
-        worstId: worst.id,
-      },
-    ]
-  })
-}
-
-const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
-function formatValue(metric: ValidationMetric, value: number): string {
-  return metric === 'tokens_per_second'
-    ? `${Math.round(value).toLocaleString('en-US')} tok/s`
-    : `${(value / 2 ** 30).toFixed(2)} GiB`
-}
-
-/** Markdown: the summary per metric, then every row with measured, predicted and error. */
-export function renderValidationTable(outcomes: readonly ValidationOutcome[]): string {
-  const lines = [
-    '| metric | rows | median abs error | worst abs error (row) |',
-    '| --- | ---: | ---: | --- |',
-  ]
-  for (const s of summarizeValidation(outcomes)) {
-    const name = (s.metric as string) === 'memory' ? 'all memory metrics' : s.metric
-    lines.push(
-      `| ${name} | ${s.count} | ${(s.medianAbsError * 100).toFixed(1)}% | ${(s.worstAbsError * 100).toFixed(1)}% (${s.worstId}) |`,
-    )
-  }
-  lines.push(
-    '',
-    '| row | GPU | metric | measured | rigfit | error |',
-    '| --- | --- | --- | ---: | ---: | ---: |',
-  )
-  for (const o of outcomes) {
-    lines.push(
-      `| ${o.id} | ${o.row.gpu.name} | ${o.metric} | ${formatValue(o.metric, o.measured)} | ${formatValue(o.metric, o.predicted)} | ${pct(o.error)} |`,
-    )
-  }
-  return lines.join('\n')
 }

@@ -100,6 +100,37 @@ export const MemoryBreakdown = z.object({
 })
 export type MemoryBreakdown = z.infer<typeof MemoryBreakdown>
 
+export const FitVerdict = z.enum(['fits', 'borderline', 'does-not-fit'])
+export type FitVerdict = z.infer<typeof FitVerdict>
+
+/** Kinds of run the validation error bands are kept for. */
+export const RunKind = z.enum([
+  'full',
+  'lora',
+  'qlora',
+  'full-multi-gpu',
+  'lora-multi-gpu',
+  'qlora-multi-gpu',
+])
+export type RunKind = z.infer<typeof RunKind>
+
+/**
+ * How far the measured memory of this kind of run has been from rigfit's prediction (leave-one-source-out over
+ * the validation dataset): the measured nvidia-smi total lies in [low, high] for every validated run of the kind.
+ */
+export const FitConfidence = z.object({
+  kind: RunKind,
+  /** Largest measured excess over the prediction (0.18: measured up to 18% above). */
+  under: z.number().nonnegative(),
+  /** Largest measured shortfall below the prediction (0.1: measured down to 10% below). */
+  over: z.number().nonnegative(),
+  /** Validation rows behind the band; 0 means no run of this kind is measured and the widest band is used. */
+  rows: z.number().int().nonnegative(),
+  low: Bytes,
+  high: Bytes,
+})
+export type FitConfidence = z.infer<typeof FitConfidence>
+
 export const Throughput = z.object({
   tokensPerSecond: z.number().nonnegative(),
   tokensPerSecondPerDevice: z.number().nonnegative(),
@@ -118,6 +149,7 @@ export const EstimateResult = z.object({
   perDevice: MemoryBreakdown,
   /** Host RAM for offloaded weights, gradients and optimizer states, summed over the GPUs of the job. */
   host: z.object({ total: Bytes }),
+  /** True only when the verdict is `fits`: the prediction plus its validation error band is within capacity. */
   fits: z.boolean().nullable(),
   capacity: Bytes.nullable(),
   throughput: Throughput.nullable(),
@@ -132,6 +164,15 @@ export const EstimateResult = z.object({
       computeShare: z.number().min(0).max(1),
     })
     .nullable(),
+  /**
+   * `fits` when even the largest measured under-prediction for this kind of run stays within capacity,
+   * `does-not-fit` when even the largest over-prediction exceeds it, `borderline` in between; null without capacity.
+   */
+  verdict: FitVerdict.nullable(),
+  /** Capacity minus the predicted nvidia-smi total (negative when over); null without capacity. */
+  headroom: z.number().int().nullable(),
+  /** The validation error band behind the verdict; null without capacity. */
+  confidence: FitConfidence.nullable(),
 })
 export type EstimateResult = z.infer<typeof EstimateResult>
 
@@ -141,6 +182,10 @@ export const ValidationMetric = z.enum([
   'max_memory_reserved',
   'nvidia-smi',
   'tokens_per_second',
+  /** The run ran out of memory; `value` is the device memory it had. */
+  'oom',
+  /** The run fitted (often the largest micro-batch or sequence that did); `value` is the device memory it had. */
+  'fits',
 ])
 export type ValidationMetric = z.infer<typeof ValidationMetric>
 
@@ -154,9 +199,29 @@ export const ValidationRow = z.strictObject({
     z.strictObject({ catalog: z.string() }),
     z.strictObject({ config: z.record(z.string(), z.unknown()) }),
   ]),
-  settings: EstimateInput.omit({ model: true, device: true })
+  // Only what `rigfit estimate` takes as flags: a row is estimated exactly as a user would run it.
+  settings: EstimateInput.pick({
+    seq: true,
+    microBatch: true,
+    gradAccum: true,
+    precision: true,
+    optimizer: true,
+    optimizerImpl: true,
+    gradCheckpointing: true,
+    attention: true,
+    gpus: true,
+    nodes: true,
+    interconnect: true,
+    sharding: true,
+    offload: true,
+    lora: true,
+    quant: true,
+    tf32: true,
+    cudaContextBytes: true,
+  })
     .partial()
-    .required({ seq: true, microBatch: true }),
+    .required({ seq: true, microBatch: true })
+    .strict(),
   gpu: EstimateDevice.omit({ vramBytes: true }).extend({ vramGB: z.number().positive() }),
   metric: ValidationMetric,
   /** The figure as published, in `unit`; tokens/s are per device. */
@@ -164,7 +229,16 @@ export const ValidationRow = z.strictObject({
   unit: z.enum(['B', 'MB', 'MiB', 'GB', 'GiB', 'tokens/s/device']),
   /** `published` (paper, documentation, benchmark table) or `calibrate` (examples/calibrate on the named GPU). */
   origin: z.enum(['published', 'calibrate']),
-  source: z.strictObject({ title: z.string(), url: z.string().url(), where: z.string(), says: z.string() }),
+  source: z.strictObject({
+    /** The independent source the row belongs to (one publisher's measurements); leave-one-source-out folds by it. */
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+    title: z.string(),
+    url: z.string().url(),
+    where: z.string(),
+    says: z.string(),
+  }),
+  /** The software stack as the source states it (framework, PyTorch, CUDA, bitsandbytes versions), or "not stated". */
+  stack: z.string().min(3),
   notes: z.string().optional(),
 })
 export type ValidationRow = z.infer<typeof ValidationRow>

@@ -1,0 +1,120 @@
+import type { RunKind, ValidationRow } from '../schemas/index.js'
+import { FIT_BANDS, type FitBand } from './confidence.js'
+import { type EstimateTuning, SHIPPED_TUNING } from './estimate.js'
+import { evaluateValidationRow, isMemoryMetric, type ValidationOutcome } from './validation.js'
+import { median } from './validation-summary.js'
+
+const steps = (from: number, to: number, step: number) =>
+  Array.from(
+    { length: Math.round((to - from) / step) + 1 },
+    (_, i) => Math.round((from + i * step) * 1000) / 1000,
+  )
+
+/** The values each fitted constant is searched over. */
+export const TUNING_GRID = {
+  matmulEfficiency: steps(0.3, 0.9, 0.01),
+  allocatorFragmentation: steps(0, 1, 0.01),
+} as const
+
+/**
+ * What a constant is when no training row constrains it (a fold that holds out the only source measuring it):
+ * cuBLAS GEMMs of transformer sizes at 75% of peak (NVIDIA's Deep Learning Performance guide, 70-80%), and an
+ * allocator that reserves only what it allocates. Falling back to the shipped value instead would leak the
+ * held-out source into its own prediction.
+ */
+export const PRIOR_TUNING: EstimateTuning = { matmulEfficiency: 0.75, allocatorFragmentation: 0 }
+
+/** Median absolute error, ties broken by the mean, so the search prefers the value that is better overall. */
+function loss(rows: readonly ValidationRow[], tuning: EstimateTuning): number {
+  if (rows.length === 0) return 0
+  const errors = rows.map((row) => Math.abs(evaluateValidationRow(row, tuning).error))
+  return median(errors) + 1e-3 * (errors.reduce((a, b) => a + b, 0) / errors.length)
+}
+
+function best(
+  rows: readonly ValidationRow[],
+  values: readonly number[],
+  tuningFor: (value: number) => EstimateTuning,
+  fallback: number,
+): number {
+  if (rows.length === 0) return fallback
+  let bestValue = fallback
+  let bestLoss = Number.POSITIVE_INFINITY
+  for (const value of values) {
+    const l = loss(rows, tuningFor(value))
+    if (l < bestLoss - 1e-12) {
+      bestLoss = l
+      bestValue = value
+    }
+  }
+  return bestValue
+}
+
+/**
+ * The global constants fitted to rows: the matmul efficiency to the tokens/s rows, the allocator's fragmentation
+ * to the rows that see the allocator's reservation (nvidia-smi and max_memory_reserved). Each constant moves only
+ * its own metrics, so they are fitted one at a time.
+ */
+export function fitTuning(rows: readonly ValidationRow[]): EstimateTuning {
+  const speedRows = rows.filter((r) => r.metric === 'tokens_per_second')
+  const reservedRows = rows.filter((r) => r.metric === 'nvidia-smi' || r.metric === 'max_memory_reserved')
+  const matmulEfficiency = best(
+    speedRows,
+    TUNING_GRID.matmulEfficiency,
+    (value) => ({ ...SHIPPED_TUNING, matmulEfficiency: value }),
+    PRIOR_TUNING.matmulEfficiency,
+  )
+  const allocatorFragmentation = best(
+    reservedRows,
+    TUNING_GRID.allocatorFragmentation,
+    (value) => ({ ...SHIPPED_TUNING, allocatorFragmentation: value }),
+    PRIOR_TUNING.allocatorFragmentation,
+  )
+  return { matmulEfficiency, allocatorFragmentation }
+}
+
+export interface HeldOutFold {
+  source: string
+  /** The constants fitted without this source. */
+  tuning: EstimateTuning
+  outcomes: ValidationOutcome[]
+}
+
+/**
+ * Leave-one-source-out: for each source, fit the global constants on every other source and predict its rows
+ * with them. The errors are what a user meets on a stack and a publisher rigfit was not fitted to.
+ */
+export function leaveOneSourceOut(
+  rows: readonly ValidationRow[],
+  bands: Record<RunKind, FitBand> = FIT_BANDS,
+): HeldOutFold[] {
+  const sources = [...new Set(rows.map((r) => r.source.id))].sort()
+  return sources.map((source) => {
+    const tuning = fitTuning(rows.filter((r) => r.source.id !== source))
+    const outcomes = rows
+      .filter((r) => r.source.id === source)
+      .map((row) => evaluateValidationRow(row, tuning, bands))
+    return { source, tuning, outcomes }
+  })
+}
+
+const up = (x: number) => Math.ceil(x * 100 - 1e-9) / 100
+
+/**
+ * Error bands per kind of run from held-out memory outcomes: the largest excess of the measured figure over the
+ * prediction and the largest shortfall, as shares of the prediction, rounded up to whole percents.
+ */
+export function bandsFromOutcomes(outcomes: readonly ValidationOutcome[]): Record<RunKind, FitBand> {
+  const bands = Object.fromEntries(
+    Object.keys(FIT_BANDS).map((kind) => [kind, { under: 0, over: 0, rows: 0 }]),
+  ) as Record<RunKind, FitBand>
+  for (const o of outcomes) {
+    if (!isMemoryMetric(o.metric)) continue
+    const band = bands[o.kind]
+    const ratio = o.measured / o.predicted
+    band.under = Math.max(band.under, up(ratio - 1))
+    band.over = Math.max(band.over, up(1 - ratio))
+    band.rows += 1
+  }
+  return bands
+}

@@ -78,6 +78,12 @@ describe('rigfit monitor (end to end, real CLI, fake nvidia-smi and trainer)', {
     expect(processState(trainerPid)).toBe('T')
     setTemperature(74)
     await run.waitForRecord((r) => r.type === 'action' && r.action === 'resume', 'the resume')
+    // Released only once it has said it got SIGCONT: a trainer left unscheduled until the release could
+    // otherwise finish its last step before its handler runs.
+    await run.waitForRecord(
+      (r) => r.type === 'output' && r.line.startsWith('{"event":"continued"'),
+      'the trainer to continue',
+    )
     releaseTrainer(hold)
     const { result, records } = await run.finished
 

@@ -113,11 +113,11 @@ describe('rigfit monitor recovers from failures (end to end, real CLI, fake nvid
 
   it('kills a trainer that stops making progress and relaunches it', async () => {
     const work = tempDir()
-    // Six seconds without progress is a hang: far beyond the gap between two steps, or a trainer's start, on
-    // a loaded machine, so only the scripted hang at step 4 is one.
+    // Fifteen seconds without progress is a hang: far beyond the gap between two steps, or a trainer's start,
+    // on a loaded machine (about a second with both cores busy), so only the scripted hang at step 4 is one.
     const { result, records } = await monitorFakeTrainer(
       work,
-      `${FAST_FLAGS} --hang-minutes 0.1`,
+      `${FAST_FLAGS} --hang-minutes 0.25`,
       `--steps 8 --checkpoint-dir ${join(work, 'ckpt')} --checkpoint-every 2 --hang-at-step 4 --fault-attempt 1`,
       null,
     )

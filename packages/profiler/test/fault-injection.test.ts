@@ -1,34 +1,27 @@
-import { readFile, rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { HardwareProfile } from '@rigfit/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { buildProfile } from '../src/build-profile.js'
 import { collectProbes } from '../src/collect-probes.js'
-import { fakeBin, nvidiaSmiReplaying, pathWith } from './fake-tools.js'
+import { fakeBin, nvidiaSmiReplaying, pathWith, recordedPids, survivorsOf } from './fake-tools.js'
 import { bundledCatalog, fixturePath } from './helpers.js'
 
-const TIMEOUT_MS = 600
+/** Far beyond what an answering fake tool needs, even on a loaded machine. */
+const TIMEOUT_MS = 10_000
+/** For the hanging tool, whose every probe waits out its deadline. */
+const HANG_TIMEOUT_MS = 600
 const dirs: string[] = []
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
 })
 
-async function profileWith(tools: Record<string, string>) {
+async function profileWith(tools: Record<string, string>, timeoutMs = TIMEOUT_MS) {
   const dir = await fakeBin(tools)
   dirs.push(dir)
-  const collection = await collectProbes({ env: pathWith(dir), timeoutMs: TIMEOUT_MS })
+  const collection = await collectProbes({ env: pathWith(dir), timeoutMs })
   const profile = buildProfile(collection, { catalog: bundledCatalog() })
   expect(() => HardwareProfile.parse(profile)).not.toThrow()
   return { dir, collection, profile, probe: (name: string) => profile.probes.find((p) => p.name === name) }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 describe.runIf(process.platform !== 'win32')('nvidia-smi fault injection', () => {
@@ -73,23 +66,22 @@ describe.runIf(process.platform !== 'win32')('nvidia-smi fault injection', () =>
   })
 
   it('hanging: the profile completes, the probe says it timed out, and the tool and its children are killed', async () => {
-    const { profile, probe, dir } = await profileWith({
-      'nvidia-smi': `sleep 30 &\necho $! >> "$(dirname "$0")/pids"\nwait`,
-    })
+    const { profile, probe, dir } = await profileWith(
+      { 'nvidia-smi': `sleep 300 &\necho $! >> "$(dirname "$0")/pids"\nwait` },
+      HANG_TIMEOUT_MS,
+    )
     expect(probe('nvidia-smi')).toMatchObject({
       ok: false,
-      error: expect.stringContaining(`timed out after ${TIMEOUT_MS} ms`),
+      error: expect.stringContaining(`timed out after ${HANG_TIMEOUT_MS} ms`),
     })
     expect(probe('nvidia-smi topo')).toMatchObject({
       ok: false,
-      error: expect.stringContaining(`timed out after ${TIMEOUT_MS} ms`),
+      error: expect.stringContaining(`timed out after ${HANG_TIMEOUT_MS} ms`),
     })
     expect(profile.gpus.filter((gpu) => gpu.vendor === 'nvidia')).toEqual([])
-    const pids = (await readFile(join(dir, 'pids'), 'utf8')).trim().split('\n').map(Number)
+    const pids = await recordedPids(dir)
     expect(pids.length).toBeGreaterThan(0)
-    for (let attempt = 0; attempt < 100 && pids.some(isAlive); attempt += 1)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    expect(pids.filter(isAlive)).toEqual([])
+    expect(await survivorsOf(pids)).toEqual([])
   })
 
   it('exit code 2: the error names the exit code and the message', async () => {

@@ -1,37 +1,19 @@
-import { readFileSync } from 'node:fs'
-import { readFile, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { runTool } from '../src/exec/run-tool.js'
 import { ProbeContext } from '../src/probe-runner.js'
-import { fakeBin, pathWith } from './fake-tools.js'
+import { fakeBin, isRunning, pathWith, recordedPids, survivorsOf } from './fake-tools.js'
 
 const dirs: string[] = []
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
 })
 
-/** Running, not a zombie: a killed process whose new parent (init) has not collected it yet is ended. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))
-  } catch {
-    return false
-  }
-}
-
-/** Pids the fake tool wrote down; a killed process may take a moment to be reaped by init. */
-async function readPids(dir: string): Promise<number[]> {
-  return (await readFile(join(dir, 'pids'), 'utf8')).trim().split('\n').map(Number)
-}
-
 async function survivors(dir: string): Promise<number[]> {
-  const pids = await readPids(dir)
+  const pids = await recordedPids(dir)
   expect(pids.length).toBeGreaterThan(0)
-  for (let attempt = 0; attempt < 100 && pids.some(isAlive); attempt += 1)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  return pids.filter(isAlive)
+  return survivorsOf(pids)
 }
 
 async function tool(body: string): Promise<{ dir: string; path: string }> {
@@ -41,7 +23,7 @@ async function tool(body: string): Promise<{ dir: string; path: string }> {
 }
 
 /** Starts `sleep` in a session of its own (out of the tool's process group) and records its pid. */
-const escapee = (redirect: string) => `setsid sleep 30 ${redirect} &\necho $! >> "$(dirname "$0")/pids"`
+const escapee = (redirect: string) => `setsid sleep 300 ${redirect} &\necho $! >> "$(dirname "$0")/pids"`
 
 describe.runIf(process.platform === 'linux')('processes of probed tools', () => {
   it('a tool that exits 0 leaves nothing behind: setsid children and double forks are ended', async () => {
@@ -49,7 +31,7 @@ describe.runIf(process.platform === 'linux')('processes of probed tools', () => 
       [
         escapee('> /dev/null 2>&1'),
         // A double fork: the middle shell exits at once, so the sleep is re-parented to init.
-        `sh -c 'setsid sleep 30 > /dev/null 2>&1 & echo $! >> "$1/pids"' - "$(dirname "$0")" &`,
+        `sh -c 'setsid sleep 300 > /dev/null 2>&1 & echo $! >> "$1/pids"' - "$(dirname "$0")" &`,
         'wait $!',
         'echo "0, ok"',
       ].join('\n'),
@@ -76,17 +58,17 @@ describe.runIf(process.platform === 'linux')('processes of probed tools', () => 
     // env -i clears the environment, so only the process group and the parent links could find it: neither
     // does once setsid and the tool's exit have cut both. The result must still be the tool's own.
     const { dir, path } = await tool(
-      ['env -i /usr/bin/setsid /bin/sleep 30 &', 'echo $! >> "$(dirname "$0")/pids"', 'echo "0, ok"'].join(
+      ['env -i /usr/bin/setsid /bin/sleep 300 &', 'echo $! >> "$(dirname "$0")/pids"', 'echo "0, ok"'].join(
         '\n',
       ),
     )
     const result = await runTool(path, [], { timeoutMs: 3000, env: pathWith(dir) })
-    for (const pid of await readPids(dir)) if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    for (const pid of await recordedPids(dir)) if (isRunning(pid)) process.kill(pid, 'SIGKILL')
     expect(result).toMatchObject({ ok: true, exitCode: 0, timedOut: false, stdout: '0, ok\n' })
   })
 
   it('a hanging tool is ended with every process it started, setsid ones included', async () => {
-    const { dir, path } = await tool([escapee(''), escapee('> /dev/null'), 'sleep 30 &', 'wait'].join('\n'))
+    const { dir, path } = await tool([escapee(''), escapee('> /dev/null'), 'sleep 300 &', 'wait'].join('\n'))
     const result = await runTool(path, [], { timeoutMs: 400, env: pathWith(dir) })
     expect(result).toMatchObject({ ok: false, timedOut: true, error: 'timed out after 400 ms' })
     expect(await survivors(dir)).toEqual([])

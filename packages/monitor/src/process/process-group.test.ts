@@ -8,8 +8,10 @@ import { ProcessGroup } from './process-group.js'
 
 const options = { cwd: process.cwd(), env: process.env, procRoot: '/proc' }
 
+/** Waits for a complete line in `path`; the deadline is generous, so a busy machine only makes it slower. */
 async function waitForFile(path: string): Promise<string> {
-  for (let i = 0; i < 500; i += 1) {
+  const deadline = performance.now() + 60_000
+  while (performance.now() < deadline) {
     if (existsSync(path)) {
       const text = readFileSync(path, 'utf8')
       if (text.endsWith('\n')) return text

@@ -8,7 +8,6 @@ import {
   type HeuristicModel,
   MODES,
   type Mode,
-  RigfitError,
 } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
 import { loadCluster } from '../lib/cluster.js'
@@ -72,12 +71,6 @@ export default class Plan extends RigfitCommand {
     }
     const workload = await workloadFromFlags(flags)
     if (flags.recommend) {
-      if (workload.timeBudgetHours === null) {
-        throw new RigfitError('usage', 'E_RECOMMEND_NEEDS_BUDGET', '--recommend needs a --time-budget.', {
-          suggestion:
-            'Add --time-budget 24h (and --dataset-size for fine-tuning) to rank hardware by whether it finishes in time.',
-        })
-      }
       // Ranking compares GPU counts, so a given price is per GPU there; presets keep their own list price.
       const ranking = await recommendHardware(
         this,

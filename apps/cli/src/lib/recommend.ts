@@ -10,6 +10,7 @@ import {
   type LoadedPack,
   type Mode,
   type PlanOptions,
+  RigfitError,
   type TrainingPlan,
   tokenBudget,
   type Workload,
@@ -59,7 +60,7 @@ const GPU_COUNTS = [1, 2, 4, 8] as const
  * Reverse planning: plans the workload on every catalog GPU (1, 2, 4 and 8 of them) and every cloud preset,
  * and ranks those that train every requested token within the time budget by the time that takes, then cost.
  * Apple and CPU entries are left out of multi-GPU counts: they come one per machine. `pricePerHour` is per GPU
- * for catalog GPUs; presets use their list price.
+ * for catalog GPUs; presets use their list price. Without a time budget there is nothing to rank by: a usage error.
  */
 export async function recommendHardware(
   command: Command,
@@ -68,9 +69,15 @@ export async function recommendHardware(
   options: PlanOptions & { rulesDir?: string | undefined },
   pricePerHour: number | null,
 ): Promise<RecommendationResult> {
+  const budgetHours = workload.timeBudgetHours
+  if (budgetHours === null) {
+    throw new RigfitError('usage', 'E_RECOMMEND_NEEDS_BUDGET', '--recommend needs a --time-budget.', {
+      suggestion:
+        'Add --time-budget 24h (and --dataset-size for fine-tuning) to rank hardware by whether it finishes in time.',
+    })
+  }
   const catalog = await loadAllCatalogEntries(command)
   const { packs } = await loadAllPacks(command, { rulesDir: options.rulesDir })
-  const budgetHours = workload.timeBudgetHours ?? Number.POSITIVE_INFINITY
   const results: Recommendation[] = []
   const attempt = (
     profile: () => HardwareProfile,

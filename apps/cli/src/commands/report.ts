@@ -1,5 +1,5 @@
 import { Flags, type Interfaces } from '@oclif/core'
-import { isRigfitError, MODES, type Mode, RigfitError, type TrainingPlan } from '@rigfit/core'
+import { isRigfitError, MODES, type Mode, type TrainingPlan } from '@rigfit/core'
 import type { ReportInput } from '@rigfit/report'
 import { RigfitCommand } from '../lib/base-command.js'
 import { instanceFlags, parsePrice, resolvePlanningProfile } from '../lib/instance.js'
@@ -95,12 +95,6 @@ export default class Report extends RigfitCommand {
     input.plans = await makePlans(this, profile, workload, modes, options)
     const first = modes[0] as Mode
     if (flags.recommend) {
-      if (workload.timeBudgetHours === null) {
-        throw new RigfitError('usage', 'E_RECOMMEND_NEEDS_BUDGET', '--recommend needs a --time-budget.', {
-          suggestion:
-            'Add --time-budget 24h (and --dataset-size for fine-tuning) to rank hardware by whether it finishes in time.',
-        })
-      }
       const ranking = await recommendHardware(
         this,
         workload,

@@ -69,8 +69,10 @@ describe.runIf(process.platform === 'linux')('processes of probed tools', () => 
 
   it('a hanging tool is ended with every process it started, setsid ones included', async () => {
     const { dir, path } = await tool([escapee(''), escapee('> /dev/null'), 'sleep 300 &', 'wait'].join('\n'))
-    const result = await runTool(path, [], { timeoutMs: 400, env: pathWith(dir) })
-    expect(result).toMatchObject({ ok: false, timedOut: true, error: 'timed out after 400 ms' })
+    // The deadline leaves a busy machine ample time to start every escapee before the tool is ended.
+    const result = await runTool(path, [], { timeoutMs: 5000, env: pathWith(dir) })
+    expect(result).toMatchObject({ ok: false, timedOut: true, error: 'timed out after 5000 ms' })
+    expect(await recordedPids(dir)).toHaveLength(2)
     expect(await survivors(dir)).toEqual([])
   })
 

@@ -78,7 +78,14 @@ export function timeChart(options: TimeChartOptions): Chart {
           mark: { type: 'line' as const, strokeWidth: 1.5 },
           encoding: {
             x,
-            y: { field: 'value', type: 'quantitative' as const, title: options.axis, scale: { zero: false } },
+            // '~g' drops trailing zeros: a flat series (a steady temperature) would otherwise read 64.000000.
+            y: {
+              field: 'value',
+              type: 'quantitative' as const,
+              title: options.axis,
+              scale: { zero: false },
+              axis: { format: '~g' },
+            },
             color: { field: 'series', type: 'nominal' as const, title: null },
           },
         },

@@ -15,12 +15,12 @@ export interface FitBand {
  * was not fitted to. `validation.test.ts` recomputes them from the dataset and fails when they are not current.
  */
 export const FIT_BANDS: Record<RunKind, FitBand> = {
-  full: { under: 0.35, over: 0, rows: 10 },
-  lora: { under: 0.05, over: 0.1, rows: 12 },
+  full: { under: 0.25, over: 0.11, rows: 13 },
+  lora: { under: 0.05, over: 0.15, rows: 23 },
   qlora: { under: 0.42, over: 0, rows: 5 },
   'full-multi-gpu': { under: 0, over: 0, rows: 0 },
-  'lora-multi-gpu': { under: 2.99, over: 0, rows: 10 },
-  'qlora-multi-gpu': { under: 0, over: 0, rows: 0 },
+  'lora-multi-gpu': { under: 2.99, over: 0.25, rows: 11 },
+  'qlora-multi-gpu': { under: 0, over: 0.08, rows: 1 },
 }
 
 /**

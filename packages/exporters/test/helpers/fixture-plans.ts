@@ -16,8 +16,8 @@ export const FIXTURE_RECIPES: Record<
     shape: { device: 'cuda', gpus: 1, precision: 'bf16-mixed', strategy: 'single' },
   },
   'a100x4-zero2': {
-    recipe: { machine: 'server-4x-a100-40gb', mode: 'extreme', model: 'llama-3.1-8b', method: 'full' },
-    shape: { gpus: 4, strategy: 'zero', sharding: 'zero2', offload: 'optimizer' },
+    recipe: { machine: 'server-4x-a100-40gb', mode: 'balanced', model: 'llama-3.2-3b', method: 'full' },
+    shape: { gpus: 4, strategy: 'zero', sharding: 'zero2' },
   },
   'h100x8-fsdp-2nodes': {
     recipe: { machine: 'dgx-8x-h100', mode: 'extreme', model: 'mixtral-8x7b', method: 'full', nodes: 2 },

@@ -16,9 +16,9 @@ export interface FitBand {
  */
 export const FIT_BANDS: Record<RunKind, FitBand> = {
   full: { under: 0.25, over: 0.11, rows: 13 },
-  lora: { under: 0.05, over: 0.15, rows: 23 },
-  qlora: { under: 0.42, over: 0, rows: 5 },
-  'full-multi-gpu': { under: 0, over: 0, rows: 0 },
+  lora: { under: 0.05, over: 0.15, rows: 28 },
+  qlora: { under: 0.52, over: 0, rows: 13 },
+  'full-multi-gpu': { under: 1.2, over: 0, rows: 2 },
   'lora-multi-gpu': { under: 2.99, over: 0.25, rows: 11 },
   'qlora-multi-gpu': { under: 0, over: 0.08, rows: 1 },
 }

@@ -54,7 +54,11 @@ describe('the export manifest makes the same export again from a relaunch plan',
   })
 
   it('keeps the other formats of a folder and replaces the same format', () => {
-    const plan = loadFixturePlan('rtx4090-bf16')
+    // A relaunch halves the micro-batch: take a single-node CUDA plan whose micro-batch halves evenly.
+    const plan = FIXTURE_NAMES.map((name) => loadFixturePlan(name)).find(
+      (p) => p.settings.device === 'cuda' && p.settings.nodes === 1 && p.settings.microBatch % 2 === 0,
+    ) as TrainingPlan
+    expect(plan).toBeDefined()
     const entryOf = (format: string, p: TrainingPlan) =>
       manifestEntry(p, { format }, exportPlan(p, { format }))
     const hf = parseManifest(manifestFile(null, entryOf('hf', plan)).content)

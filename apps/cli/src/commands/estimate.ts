@@ -89,6 +89,10 @@ export default class Estimate extends RigfitCommand {
       default: 'none',
       description: 'ZeRO stage or FSDP full-shard across --gpus.',
     })(),
+    'frozen-stays-gathered': Flags.boolean({
+      description:
+        "FSDP keeps a frozen base's gathered units until the step ends, so LoRA holds a whole unsharded copy of the model (as PyTorch 2.1's FSDP under LitGPT measures). Default: off (units reshard after their backward).",
+    }),
     offload: Flags.option({
       options: ['none', 'optimizer', 'all'] as const,
       default: 'none',
@@ -108,6 +112,11 @@ export default class Estimate extends RigfitCommand {
       default: 'none',
       description: 'Quantise the frozen base (nf4 = QLoRA); needs --lora-rank.',
     })(),
+    'quant-keeps-inputs': Flags.boolean({
+      description:
+        'The 4-bit layers keep their inputs for backward, as bitsandbytes did before 0.43.2. Default: off (current bitsandbytes keeps only the packed weight).',
+      dependsOn: ['quant'],
+    }),
     gpu: Flags.string({
       description:
         'GPU from the catalog, as nvidia-smi names it or short ("A100 80GB", "RTX 4090"); adds speed and the fit. Several of them are linked as the catalog says (SXM parts by NVLink, cards by PCIe).',
@@ -255,6 +264,8 @@ export default class Estimate extends RigfitCommand {
     const input = EstimateInput.parse({
       ...pointEstimateInput(point, device, interconnect),
       ...(flags['optimizer-impl'] ? { optimizerImpl: flags['optimizer-impl'] } : {}),
+      ...(flags['quant-keeps-inputs'] ? { quantKeepsInputs: true } : {}),
+      ...(flags['frozen-stays-gathered'] ? { frozenStaysGathered: true } : {}),
       ...(flags['cuda-context'] === undefined ? {} : { cudaContextBytes: flags['cuda-context'] * 2 ** 20 }),
     })
     const result = estimate(input)

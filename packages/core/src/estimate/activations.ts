@@ -11,13 +11,22 @@ export interface ActivationContext {
   /** The base weights train (full fine-tuning or pretraining). */
   fullTraining: boolean
   lora: Pick<LoraSpec, 'targets' | 'dropout'> | null
+  /**
+   * The frozen linear layers are bitsandbytes 4-bit layers whose autograd function keeps its input whenever that
+   * input requires a gradient, trained weight or not (bitsandbytes before 0.43.2).
+   */
+  quantKeepsInputs?: boolean
 }
 
 type Target = LoraSpec['targets'][number]
 
-/** Does backward need the input of this linear layer? Only when its weight (or its LoRA adapter) trains. */
+/**
+ * Does backward keep the input of this linear layer? PyTorch's linear keeps it only when its weight (or its LoRA
+ * adapter) trains. bitsandbytes' `MatMul4Bit.forward` before 0.43.2 kept it (`ctx.tensors = (A, B)`) whenever any
+ * input needed a gradient, so every 4-bit layer of a LoRA model kept its input; 0.43.2 keeps only the packed weight.
+ */
 function needsInput(ctx: ActivationContext, target: Target): boolean {
-  if (ctx.fullTraining) return true
+  if (ctx.fullTraining || ctx.quantKeepsInputs) return true
   return ctx.lora !== null && ctx.lora.dropout === 0 && ctx.lora.targets.includes(target)
 }
 

@@ -19,11 +19,13 @@ export const EAGER_SOFTMAX_BYTES = 4
 export const RMSNORM_SAVED_BYTES = 4
 
 /**
- * fp32 copies of the logits alive at the start of backward, per element: the log-softmax output that
- * cross-entropy keeps, the dense gradient nll_loss writes, and the gradient of the log-softmax input. Frameworks
- * upcast logits to fp32 before the loss (Hugging Face `logits.float()`, autocast's fp32 list for log_softmax).
+ * Copies of the logits alive at the start of backward, per element: the log-softmax output that cross-entropy
+ * keeps, the dense gradient nll_loss writes, and the gradient of the log-softmax input. Under autocast they are fp32
+ * (log_softmax and nll_loss are on autocast's fp32 list; Hugging Face models also call `logits.float()`). Without
+ * autocast (true 16-bit precision) the loss runs in the logits' own 16-bit type: PyTorch's log_softmax keeps its
+ * input dtype, and LitGPT's `chunked_cross_entropy` passes the 16-bit logits as they are.
  */
-export const LOSS_FP32_COPIES = 3
+export const LOSS_LOGIT_COPIES = 3
 
 /**
  * bitsandbytes NF4: 4-bit codes plus one fp32 absmax per 64-weight block (0.0625 B/param); double quantisation

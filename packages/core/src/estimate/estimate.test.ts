@@ -175,6 +175,8 @@ describe('estimate: memory terms', () => {
     const plain = run({ model: spec, seq: 2048 }).perDevice.logits
     expect(plain).toBe(2048 * 128256 * (2 + 12))
     expect(run({ model: spec, seq: 2048, fusedLoss: true }).perDevice.logits).toBeLessThan(plain / 4)
+    // Without autocast the loss runs in the weights' 16-bit type.
+    expect(run({ model: spec, seq: 2048, precision: 'bf16-true' }).perDevice.logits).toBe(2048 * 128256 * 8)
   })
 
   it('peaks at the optimizer step when activations are small and states are large', () => {
@@ -241,6 +243,15 @@ describe('blockActivationBytes', () => {
     )
     expect(frozen).toBeLessThan(full)
     expect(withDropout).toBeGreaterThan(frozen)
+    // bitsandbytes < 0.43.2 4-bit layers keep their inputs although their weights are frozen: here the MLP's (q and v
+    // already keep theirs for the adapters, and flash attention's output is o_proj's input).
+    const quantized = { elementBytes: 2, residualBytes: 2, attention: 'flash' as const, fullTraining: false }
+    const nf4 = blockActivationBytes(
+      spec,
+      { ...quantized, lora: { targets: ['q', 'v'], dropout: 0 }, quantKeepsInputs: true },
+      1024,
+    )
+    expect(nf4 - frozen).toBe((4096 + 11008) * 2)
   })
 })
 

@@ -8,7 +8,7 @@ import {
   ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE,
   HOST_OPTIMIZER_GBS,
   INT8_BYTES_PER_PARAM,
-  LOSS_FP32_COPIES,
+  LOSS_LOGIT_COPIES,
   MATMUL_EFFICIENCY,
   NF4_BYTES_PER_PARAM,
   PCIE_EFFECTIVE_GBS,
@@ -16,6 +16,7 @@ import {
 } from './constants.js'
 import { cudaContextBytes, devicePeakTflops } from './device.js'
 import { flopsPerToken } from './flops.js'
+import { gatheredWeightBytes } from './gathered.js'
 import { adafactorStateElements, OPTIMIZER_STEP_TRAFFIC, optimizerStateBytes } from './optimizer.js'
 import { scalingEfficiency } from './scaling.js'
 
@@ -110,12 +111,13 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
 
   // DDP keeps its gradient buckets beside the gradients (gradient_as_bucket_view=False, the default).
   const ddpBuckets = ranks > 1 && stage === 0 ? gradients : 0
-  // Sharded weights are gathered in 16-bit per block: the running block and the prefetched one, plus the
-  // block's unsharded gradients before reduce-scatter, or the embedding when it is larger.
-  const gathered =
-    stage >= 3 || offloadAll
-      ? 2 * Math.max(2 * parts.layer + (fullTraining ? parts.layer : 0), parts.embedding + parts.head)
-      : 0
+  const gathered = gatheredWeightBytes(parts, {
+    stage,
+    offloadAll,
+    frozenStaysGathered: input.sharding === 'fsdp' && input.frozenStaysGathered,
+    fullTraining,
+    weightsTotal,
+  })
   // Autocast casts fp32 weights to 16-bit per matmul and keeps the copies until backward has used them
   // (the embedding only where it is also the output projection).
   const headMatmul = input.head === 'lm' ? spec.vocab * h : 0
@@ -133,6 +135,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     attention: input.attention,
     fullTraining,
     lora,
+    quantKeepsInputs: !fullTraining && input.quant === 'nf4' && input.quantKeepsInputs,
   }
   const block = blockActivationBytes(spec, ctx, input.seq)
   const keptPerBlock = input.gradCheckpointing ? h * residualBytes : block
@@ -148,7 +151,8 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   // Logits and loss at the start of backward, or one chunk of them under a fused linear cross-entropy.
   let logits = 0
   if (lmHead) {
-    const perToken = spec.vocab * (e + 4 * LOSS_FP32_COPIES)
+    const lossBytes = mixed || fp32 ? 4 : e
+    const perToken = spec.vocab * (e + lossBytes * LOSS_LOGIT_COPIES)
     if (input.fusedLoss) {
       // Liger's chunking keeps a chunk about the size of the hidden states (BT / ceil(V / H) tokens) and an
       // fp32 gradient of the hidden states; the head's weight gradient is already among the gradients.

@@ -59,9 +59,20 @@ export const EstimateInput = z.object({
    */
   interconnect: z.enum(['nvlink', 'xgmi', 'pcie', 'mixed', 'none', 'unknown']).nullable().default(null),
   sharding: Sharding.default('none'),
+  /**
+   * FSDP keeps the frozen units it gathers in backward unsharded until the step ends, so a LoRA run holds a whole
+   * unsharded copy of the model beside its shard (pytorch/pytorch#95805; measured with PyTorch 2.1's FSDP under
+   * LitGPT). Off: every unit is resharded after its backward (FSDP2, and FSDP with the reshard hooks of #101982).
+   */
+  frozenStaysGathered: z.boolean().default(false),
   offload: Offload.default('none'),
   lora: LoraSpec.nullable().default(null),
   quant: Quantization.default('none'),
+  /**
+   * The 4-bit layers keep their inputs for backward, as bitsandbytes did before 0.43.2 (its change #1270, July 2024,
+   * stopped keeping them): every quantised linear layer's input stays alive until its backward.
+   */
+  quantKeepsInputs: z.boolean().default(false),
   device: EstimateDevice.nullable().default(null),
   /**
    * How the optimizer step runs: `foreach` (PyTorch's default on CUDA) keeps one full-size temporary of the
@@ -213,9 +224,11 @@ export const ValidationRow = z.strictObject({
     nodes: true,
     interconnect: true,
     sharding: true,
+    frozenStaysGathered: true,
     offload: true,
     lora: true,
     quant: true,
+    quantKeepsInputs: true,
     tf32: true,
     cudaContextBytes: true,
   })

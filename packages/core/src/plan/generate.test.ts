@@ -63,6 +63,12 @@ describe('generatePlan on every fixture machine', () => {
         )
         plans.push(plan)
       }
+      const budgets = plans.map((plan) => plan.memory.budgetFraction)
+      expect(budgets).toEqual([...budgets].sort((x, y) => x - y))
+      // Memory grows with the mode, except where CPU plans are bound by their time budget: a bolder mode may then
+      // train a larger model at a smaller batch in less memory.
+      const timeBound = plans.every((p) => p.settings.device === 'cpu' && p.tokens.binding === 'time-budget')
+      if (timeBound) return
       const [c, b, e] = plans.map((plan) => plan.memory.perDevice.total) as [number, number, number]
       expect(c).toBeLessThanOrEqual(b)
       expect(b).toBeLessThanOrEqual(e)
@@ -192,7 +198,8 @@ describe('generatePlan choices', () => {
   it('relaxes a rule-preferred search setting when nothing fits with it, and says so', async () => {
     const model = await resolveModel('llama-3.1-8b')
     const workload = pretrain({ kind: 'finetune', model, method: 'qlora', seq: 1024 })
-    const plan = await planFor(machine('desktop-rtx3060-12gb'), workload, 'balanced', (d) => ({
+    // Extreme: the QLoRA error band leaves no balanced configuration of this model at 1024 tokens on 12 GB.
+    const plan = await planFor(machine('desktop-rtx3060-12gb'), workload, 'extreme', (d) => ({
       ...d,
       settings: {
         ...d.settings,

@@ -72,12 +72,29 @@ def process_memory_mib() -> int | None:
     return None
 
 
-def measure(cfg: Config, warmup: int, steps: int) -> dict:
-    """Trains `cfg` on this process's GPU; returns the four measurements."""
+def device_memory_used_mib() -> int | None:
+    """The GPU's used memory as nvidia-smi reports it (all processes), or None without nvidia-smi."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=memory.used", "--format=csv,noheader,nounits", "--id=0"],
+            capture_output=True, text=True, timeout=20, check=True,
+        ).stdout
+        return int(out.strip().splitlines()[0])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+
+
+def measure(cfg: Config, warmup: int, steps: int, min_seconds: float, idle_mib: int | None) -> dict:
+    """Trains `cfg` on this process's GPU; returns the four measurements.
+
+    At least `steps` optimizer steps are timed, and more until `min_seconds` have passed, so that the short
+    steps of small models are not timed by a handful of kernel launches."""
     device = torch.device("cuda")
     torch.manual_seed(0)
     dtype = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16}.get(cfg.precision, torch.float32)
-    model = Decoder(cfg).to(device=device, dtype=dtype)
+    # Built on the GPU: initialising a billion parameters on the CPU first takes longer than the measurement.
+    with torch.device(device):
+        model = Decoder(cfg).to(dtype=dtype)
     if cfg.lora_rank:
         add_lora(model, cfg.lora_rank, cfg.lora_targets)
     model.train()
@@ -105,15 +122,23 @@ def measure(cfg: Config, warmup: int, steps: int) -> dict:
         step()
     torch.cuda.synchronize()
     start = time.perf_counter()
-    for _ in range(steps):
+    timed = 0
+    while timed < steps or time.perf_counter() - start < min_seconds:
         step()
-    torch.cuda.synchronize()
+        timed += 1
+        torch.cuda.synchronize()
     elapsed = time.perf_counter() - start
+    smi = process_memory_mib()
+    if smi is None and idle_mib is not None:
+        # In a container nvidia-smi may list no processes (another PID namespace): with this process alone on
+        # the GPU, its memory is the device's used memory less what the idle device showed.
+        used = device_memory_used_mib()
+        smi = used - idle_mib if used is not None else None
     return {
         "max_memory_allocated": torch.cuda.max_memory_allocated(),
         "max_memory_reserved": torch.cuda.max_memory_reserved(),
-        "nvidia-smi": process_memory_mib(),
-        "tokens_per_second": steps * cfg.gradAccum * cfg.microBatch * cfg.seq / elapsed,
+        "nvidia-smi": smi,
+        "tokens_per_second": timed * cfg.gradAccum * cfg.microBatch * cfg.seq / elapsed,
     }
 
 
@@ -121,28 +146,52 @@ def measure(cfg: Config, warmup: int, steps: int) -> dict:
 # The grid and the rows.
 
 
+GPT2_SMALL = dict(family="gpt2", hidden=768, layers=12, heads=12, kv_heads=12, vocab=50257)
+LLAMA_350M = dict(family="llama", hidden=1024, layers=24, heads=16, kv_heads=4, vocab=32000)
+LLAMA_1B = dict(family="llama", hidden=2048, layers=16, heads=32, kv_heads=8, vocab=32000)
+# Llama 3.2 3B's layout with its 128k vocabulary (head untied), where the logits weigh as much as a few layers.
+LLAMA_3B = dict(family="llama", hidden=3072, layers=28, heads=24, kv_heads=8, vocab=128256)
+
+
 def grid(name: str) -> list[Config]:
-    gpt2_small = dict(family="gpt2", hidden=768, layers=12, heads=12, kv_heads=12, vocab=50257)
-    llama_350m = dict(family="llama", hidden=1024, layers=24, heads=16, kv_heads=4, vocab=32000)
-    llama_1b = dict(family="llama", hidden=2048, layers=16, heads=32, kv_heads=8, vocab=32000)
+    """The configurations to measure, the most telling first (a time limit may end the list early)."""
     quick = [
-        Config(**gpt2_small, seq=1024, microBatch=4),
-        Config(**gpt2_small, seq=1024, microBatch=4, attention="eager"),
-        Config(**llama_350m, seq=2048, microBatch=2, gradCheckpointing=True),
-        Config(**llama_350m, seq=2048, microBatch=2, precision="bf16-true", lora_rank=16),
+        Config(**GPT2_SMALL, seq=1024, microBatch=4),
+        Config(**GPT2_SMALL, seq=1024, microBatch=4, attention="eager"),
+        Config(**LLAMA_350M, seq=2048, microBatch=2, gradCheckpointing=True),
+        Config(**LLAMA_350M, seq=2048, microBatch=2, precision="bf16-true", lora_rank=16),
     ]
     if name == "quick":
         return quick
     full = list(quick)
-    for base in (gpt2_small, llama_350m, llama_1b):
+    # Micro-batch by sequence: how activations and logits grow, up to the out-of-memory boundary.
+    for seq in (1024, 4096):
+        for micro in (1, 2, 4, 8):
+            full.append(Config(**LLAMA_1B, seq=seq, microBatch=micro))
+    for micro in (1, 2, 4):
+        full.append(Config(**LLAMA_3B, seq=1024, microBatch=micro))
+    for micro in (4, 8):
+        full.append(Config(**LLAMA_3B, seq=2048, microBatch=micro, gradCheckpointing=True))
+    # LoRA on a 16-bit base and on an fp32 base under autocast; with and without checkpointing.
+    qkvo = ["q", "k", "v", "o"]
+    full.append(Config(**LLAMA_1B, seq=2048, microBatch=4, precision="bf16-true", lora_rank=16, lora_targets=qkvo))
+    full.append(Config(**LLAMA_1B, seq=2048, microBatch=4, precision="bf16-mixed", lora_rank=16, lora_targets=qkvo))
+    full.append(Config(**LLAMA_3B, seq=2048, microBatch=1, precision="bf16-true", lora_rank=16, lora_targets=qkvo))
+    full.append(Config(**LLAMA_3B, seq=2048, microBatch=4, precision="bf16-true", lora_rank=16, lora_targets=qkvo))
+    full.append(Config(**LLAMA_3B, seq=2048, microBatch=8, precision="bf16-true", lora_rank=16, lora_targets=qkvo, gradCheckpointing=True))
+    # Precision by checkpointing at one shape, for three sizes.
+    for base in (GPT2_SMALL, LLAMA_350M, LLAMA_1B):
         for precision in ("fp32", "bf16-mixed", "bf16-true"):
             for ckpt in (False, True):
                 full.append(Config(**base, seq=1024, microBatch=4, precision=precision, gradCheckpointing=ckpt))
-        full.append(Config(**base, seq=2048, microBatch=1, gradAccum=4))
-        full.append(Config(**base, seq=512, microBatch=8, optimizer="sgd-momentum"))
-        full.append(Config(**base, seq=1024, microBatch=4, optimizerImpl="fused"))
-        full.append(Config(**base, seq=1024, microBatch=2, precision="bf16-true", lora_rank=16, lora_targets=["q", "k", "v", "o"]))
-    return full
+    # One change at a time from the 1B's default: fp16 with a loss scaler, eager attention, other optimizers, accumulation.
+    full.append(Config(**LLAMA_1B, seq=1024, microBatch=4, precision="fp16-mixed"))
+    full.append(Config(**LLAMA_1B, seq=2048, microBatch=2, attention="eager"))
+    full.append(Config(**LLAMA_1B, seq=1024, microBatch=4, optimizerImpl="fused"))
+    full.append(Config(**LLAMA_1B, seq=512, microBatch=8, optimizer="sgd-momentum"))
+    full.append(Config(**LLAMA_1B, seq=2048, microBatch=1, gradAccum=4))
+    unique = {cfg.slug(): cfg for cfg in full}
+    return list(unique.values())
 
 
 def gpu_description(args) -> dict:
@@ -165,6 +214,11 @@ def rows_for(cfg: Config, result: dict, gpu: dict, env: str, source_url: str) ->
         "seq": cfg.seq, "microBatch": cfg.microBatch, "gradAccum": cfg.gradAccum, "precision": cfg.precision,
         "optimizer": cfg.optimizer, "optimizerImpl": cfg.optimizerImpl, "gradCheckpointing": cfg.gradCheckpointing,
         "attention": cfg.attention,
+        # PyTorch's default, stated: fp32 matmuls run in full fp32, not on TF32 tensor cores.
+        "tf32": torch.backends.cuda.matmul.allow_tf32,
+        # The decoder runs eagerly and upcasts the logits before the loss, as Hugging Face models do.
+        "compile": False,
+        "upcastLogits": True,
     }
     if cfg.lora_rank:
         settings["lora"] = {"rank": cfg.lora_rank, "targets": cfg.lora_targets, "dropout": 0}
@@ -173,8 +227,10 @@ def rows_for(cfg: Config, result: dict, gpu: dict, env: str, source_url: str) ->
     for metric, value in result.items():
         if value is None:
             continue
-        unit = "MiB" if metric == "nvidia-smi" else "tokens/s/device" if metric == "tokens_per_second" else "B"
+        unit = {"nvidia-smi": "MiB", "tokens_per_second": "tokens/s/device", "oom": "GiB"}.get(metric, "B")
         shown = f"{value:.0f} tokens/s" if metric == "tokens_per_second" else f"{value} {unit}"
+        if metric == "oom":
+            shown = f"torch.OutOfMemoryError on {value} {unit}"
         rows.append({
             "id": f"calibrate-{gpu_slug}-{cfg.slug()}-{metric.replace('_', '-')}",
             "model": {"config": cfg.hf_config()},
@@ -197,12 +253,24 @@ def rows_for(cfg: Config, result: dict, gpu: dict, env: str, source_url: str) ->
     return rows
 
 
+def driver_version() -> str:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader", "--id=0"],
+                             capture_output=True, text=True, timeout=20, check=True).stdout
+        return out.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--grid", choices=["quick", "full"], default="full")
-    parser.add_argument("--out", default="calibrate.jsonl", help="JSON lines file to write (appends)")
+    parser.add_argument("--out", default="calibrate.jsonl", help="JSON lines file to append to; configurations it holds are skipped")
     parser.add_argument("--warmup", type=int, default=3, help="optimizer steps before measuring")
-    parser.add_argument("--steps", type=int, default=5, help="optimizer steps measured for tokens/s")
+    parser.add_argument("--steps", type=int, default=5, help="optimizer steps measured for tokens/s (at least)")
+    parser.add_argument("--min-seconds", type=float, default=1.0, help="time measured for tokens/s (at least)")
+    parser.add_argument("--time-limit", type=float, help="start no configuration after this many seconds")
+    parser.add_argument("--idle-mib", type=int, help=argparse.SUPPRESS)  # internal: the idle GPU's used memory
     parser.add_argument("--list", action="store_true", help="print the grid and exit")
     parser.add_argument("--fp16-tflops", type=float)
     parser.add_argument("--fp32-tflops", type=float)
@@ -212,7 +280,7 @@ def main():
     args = parser.parse_args()
 
     if args.one:
-        print(json.dumps(measure(Config(**json.loads(args.one)), args.warmup, args.steps)))
+        print(json.dumps(measure(Config(**json.loads(args.one)), args.warmup, args.steps, args.min_seconds, args.idle_mib)))
         return
     configs = grid(args.grid)
     if args.list:
@@ -222,26 +290,49 @@ def main():
     if not torch.cuda.is_available():
         raise SystemExit("calibrate.py measures a CUDA GPU; none is visible to PyTorch")
     gpu = gpu_description(args)
-    env = f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}"
+    env = f"PyTorch {torch.__version__}, CUDA {torch.version.cuda}, driver {driver_version()}"
+    # Read before any child holds the GPU: the baseline for nvidia-smi figures when processes are not listed.
+    idle = device_memory_used_mib()
+    # A second run with the same --out measures only what the first did not reach (a time limit, a crash).
+    done = set()
+    if os.path.exists(args.out):
+        with open(args.out, encoding="utf-8") as existing:
+            done = {json.loads(line)["source"]["says"].rsplit(" for ", 1)[-1] for line in existing if line.strip()}
+    configs = [cfg for cfg in configs if cfg.slug() not in done]
+    started = time.monotonic()
     written = 0
     with open(args.out, "a", encoding="utf-8") as out:
-        for cfg in configs:
+        for index, cfg in enumerate(configs):
+            if args.time_limit is not None and time.monotonic() - started > args.time_limit:
+                print(f"time limit: {len(configs) - index} configurations not measured", file=sys.stderr)
+                break
             # A fresh process per configuration: the caching allocator and nvidia-smi start from zero.
-            child = subprocess.run(
-                [sys.executable, __file__, "--one", json.dumps(asdict(cfg)), "--warmup", str(args.warmup), "--steps", str(args.steps)],
-                capture_output=True, text=True,
-            )
-            if child.returncode != 0:
-                lines = child.stderr.strip().splitlines()
-                reason = "out of memory" if "OutOfMemoryError" in child.stderr else lines[-1] if lines else f"exit {child.returncode}"
-                print(f"skip {cfg.slug()}: {reason}", file=sys.stderr)
+            command = [sys.executable, __file__, "--one", json.dumps(asdict(cfg)), "--warmup", str(args.warmup),
+                       "--steps", str(args.steps), "--min-seconds", str(args.min_seconds)]
+            if idle is not None:
+                command += ["--idle-mib", str(idle)]
+            try:
+                child = subprocess.run(command, capture_output=True, text=True, timeout=180)
+            except subprocess.TimeoutExpired:
+                print(f"skip {cfg.slug()}: no result within 180 s", file=sys.stderr)
                 continue
-            result = json.loads(child.stdout.strip().splitlines()[-1])
+            if child.returncode != 0:
+                if "OutOfMemoryError" in child.stderr or "CUDA out of memory" in child.stderr:
+                    result = {"oom": gpu["vramGB"]}
+                    print(f"{cfg.slug()}: out of memory", file=sys.stderr)
+                else:
+                    lines = child.stderr.strip().splitlines()
+                    print(f"skip {cfg.slug()}: {lines[-1] if lines else f'exit {child.returncode}'}", file=sys.stderr)
+                    continue
+            else:
+                result = json.loads(child.stdout.strip().splitlines()[-1])
             for row in rows_for(cfg, result, gpu, env, args.source_url):
                 out.write(json.dumps(row) + "\n")
                 written += 1
             out.flush()
-            print(f"{cfg.slug()}: {result['max_memory_allocated'] / 2**30:.2f} GiB allocated, {result['tokens_per_second']:.0f} tokens/s", file=sys.stderr)
+            if "oom" not in result:
+                print(f"{cfg.slug()}: {result['max_memory_allocated'] / 2**30:.2f} GiB allocated, "
+                      f"{result['tokens_per_second']:.0f} tokens/s", file=sys.stderr)
     print(f"wrote {written} rows to {args.out}", file=sys.stderr)
 
 

@@ -86,6 +86,22 @@ describe('rigfit estimate', () => {
     )
   })
 
+  it('--[no-]compile changes the speed, not the memory; --upcast-logits keeps fp32 logits in pure bf16', () => {
+    const gpu = ['--model', 'llama-3.2-1b', '--seq', '1024', '--micro-batch', '2', '--gpu', 'H100 SXM5 80GB']
+    const json = (...args: string[]) =>
+      EstimateResult.parse(JSON.parse(rigfit(...gpu, ...args, '--json').stdout))
+    const compiled = json('--compile')
+    const eager = json('--no-compile')
+    expect(compiled.perDevice).toEqual(eager.perDevice)
+    expect(compiled.throughput?.tokensPerSecond).toBeGreaterThan(eager.throughput?.tokensPerSecond ?? 0)
+    // A CUDA GPU compiles by default, as `rigfit plan` chooses for it.
+    expect(json().throughput?.tokensPerSecond).toBe(compiled.throughput?.tokensPerSecond)
+    const bf16 = json('--precision', 'bf16-true')
+    const upcast = json('--precision', 'bf16-true', '--upcast-logits')
+    expect(upcast.perDevice.logits).toBeGreaterThan(bf16.perDevice.logits)
+    expect(upcast.perDevice.weights).toBe(bf16.perDevice.weights)
+  })
+
   it('lists the catalog', () => {
     const out = JSON.parse(rigfit('--list-models', '--json').stdout)
     expect(out.models.map((m: { id: string }) => m.id)).toContain('mixtral-8x7b')

@@ -55,6 +55,25 @@ describe.runIf(process.platform !== 'win32')('nvidia-smi fault injection', () =>
     expect(profile.notes.some((note) => note.startsWith('No GPU found'))).toBe(false)
   })
 
+  it('profiles a real H100 session (recorded on a cloud VM): the catalog H100 SXM5, Hopper precisions, CUDA 13.0', async () => {
+    const { profile, probe } = await profileWith({
+      'nvidia-smi': nvidiaSmiReplaying({
+        csv: fixturePath('nvidia-smi/cloud-h100-sxm5.csv'),
+        computeCap: fixturePath('nvidia-smi/cloud-h100-sxm5.compute_cap.csv'),
+        mig: fixturePath('nvidia-smi/cloud-h100-sxm5.mig.csv'),
+        topo: fixturePath('nvidia-topo/cloud-h100-sxm5.txt'),
+        banner: fixturePath('nvidia-smi/cloud-h100-sxm5.banner.txt'),
+      }),
+    })
+    expect(probe('nvidia-smi')).toMatchObject({ ok: true })
+    expect(
+      profile.gpus.map((gpu) => [gpu.name, gpu.computeCapability, gpu.catalog?.id, gpu.migMode]),
+    ).toEqual([['NVIDIA H100 80GB HBM3', '9.0', 'h100-sxm5-80gb', 'disabled']])
+    expect(profile.gpus[0]).toMatchObject({ family: 'datacenter', bf16: 'yes', tf32: 'yes', fp8: 'yes' })
+    expect(profile.acceleration.cuda).toBe('13.0')
+    expect(profile.interconnect.links).toEqual([])
+  })
+
   it('missing: records nvidia-smi as absent and says no GPU was found', async () => {
     const { profile, probe } = await profileWith({})
     expect(probe('nvidia-smi')).toMatchObject({

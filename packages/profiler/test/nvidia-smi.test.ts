@@ -30,6 +30,27 @@ describe('nvidia-smi CSV', () => {
     })
   })
 
+  it('parses a real H100 80GB HBM3 (a cloud VM, driver 580, idle at P0)', () => {
+    const { rows, problems } = parseNvidiaSmiCsv(fixture('nvidia-smi/cloud-h100-sxm5.csv'))
+    expect(problems).toEqual([])
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({
+      index: 0,
+      name: 'NVIDIA H100 80GB HBM3',
+      busId: '00000000:00:06.0',
+      memoryTotalMiB: 81559,
+      memoryFreeMiB: 81079,
+      powerLimitW: 700,
+      pcieGen: 5,
+      pcieGenMax: 5,
+      pstate: 'P0',
+    })
+    expect([...parseNvidiaComputeCap(fixture('nvidia-smi/cloud-h100-sxm5.compute_cap.csv'))]).toEqual([
+      [0, '9.0'],
+    ])
+    expect(parseNvidiaCudaVersion(fixture('nvidia-smi/cloud-h100-sxm5.banner.txt'))).toBe('13.0')
+  })
+
   it('parses two GPUs with different link widths', () => {
     const { rows } = parseNvidiaSmiCsv(fixture('nvidia-smi/dual-rtx3090-nvlink.csv'))
     expect(rows.map((row) => [row.index, row.pcieWidth])).toEqual([

@@ -11,6 +11,13 @@ describe('nvidia-smi topo -m', () => {
     expect(topo.links[0]).toEqual({ a: 0, b: 1, kind: 'nvlink', detail: 'NV12: 12 bonded NVLinks' })
   })
 
+  it('reads a one-GPU VM: no links, no peers (a real H100 matrix with its CPU and NUMA affinity columns)', () => {
+    const topo = parseNvidiaTopo(fixture('nvidia-topo/cloud-h100-sxm5.txt'))
+    expect(topo.gpuCount).toBe(1)
+    expect(topo.links).toEqual([])
+    expect(topo.problems).toEqual([])
+  })
+
   it('reads a two-GPU NVLink bridge with ANSI-underlined headers', () => {
     const topo = parseNvidiaTopo(fixture('nvidia-topo/dual-rtx3090-nvlink.txt'))
     expect(topo.links).toEqual([{ a: 0, b: 1, kind: 'nvlink', detail: 'NV4: 4 bonded NVLinks' }])

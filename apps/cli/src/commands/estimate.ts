@@ -16,6 +16,7 @@ import { resolveModel } from '@rigfit/core/node'
 import { osReserveBytes } from '@rigfit/profiler'
 import { RigfitCommand } from '../lib/base-command.js'
 import { type EstimateContext, resolveEstimateContext } from '../lib/estimate-context.js'
+import { stackFlags, stackInput } from '../lib/estimate-stack-flags.js'
 import { parseLoraTargets } from '../lib/pin-flags.js'
 import { renderEstimate } from '../lib/render-estimate.js'
 import { writeEstimateReport } from '../lib/report-estimate.js'
@@ -89,10 +90,6 @@ export default class Estimate extends RigfitCommand {
       default: 'none',
       description: 'ZeRO stage or FSDP full-shard across --gpus.',
     })(),
-    'frozen-stays-gathered': Flags.boolean({
-      description:
-        "FSDP keeps a frozen base's gathered units until the step ends, so LoRA holds a whole unsharded copy of the model (as PyTorch 2.1's FSDP under LitGPT measures). Default: off (units reshard after their backward).",
-    }),
     offload: Flags.option({
       options: ['none', 'optimizer', 'all'] as const,
       default: 'none',
@@ -112,11 +109,6 @@ export default class Estimate extends RigfitCommand {
       default: 'none',
       description: 'Quantise the frozen base (nf4 = QLoRA); needs --lora-rank.',
     })(),
-    'quant-keeps-inputs': Flags.boolean({
-      description:
-        'The 4-bit layers keep their inputs for backward, as bitsandbytes did before 0.43.2. Default: off (current bitsandbytes keeps only the packed weight).',
-      dependsOn: ['quant'],
-    }),
     gpu: Flags.string({
       description:
         'GPU from the catalog, as nvidia-smi names it or short ("A100 80GB", "RTX 4090"); adds speed and the fit. Several of them are linked as the catalog says (SXM parts by NVLink, cards by PCIe).',
@@ -136,19 +128,6 @@ export default class Estimate extends RigfitCommand {
       description:
         'Fused optimizer step (one kernel for all tensors). Default: what `rigfit plan` chooses for the device (on with CUDA).',
       allowNo: true,
-    }),
-    'optimizer-impl': Flags.option({
-      options: ['fused', 'foreach', 'per-tensor'] as const,
-      description:
-        "How the optimizer step runs: fused (one kernel), foreach (PyTorch's default, one state-sized temporary) or per-tensor (a Python loop over parameters, as Transformers' adamw_hf). Default: as --fused-optimizer decides.",
-      exclusive: ['fused-optimizer'],
-    })(),
-    'cuda-context': Flags.integer({
-      description:
-        'MiB the CUDA context and kernels take outside the allocator. Default: by GPU generation with lazy loading (400-550 MiB); stacks older than CUDA 11.7 take over 1 GB.',
-      min: 0,
-      max: 65_536,
-      helpValue: 'MiB',
     }),
     'lora-dropout': Flags.string({
       description:
@@ -174,6 +153,7 @@ export default class Estimate extends RigfitCommand {
       helpValue: 'GiB',
     }),
     'list-models': Flags.boolean({ description: 'List the catalog models and exit.', default: false }),
+    ...stackFlags,
     report: reportFlag,
     force: Flags.boolean({ description: 'Replace the --report file if it exists.', dependsOn: ['report'] }),
   }
@@ -259,14 +239,12 @@ export default class Estimate extends RigfitCommand {
       lora,
       quant: flags.quant,
       tf32: flags.tf32 ?? context?.tf32 ?? false,
+      compile: flags.compile ?? context?.compile ?? false,
     }
     const interconnect = context?.interconnect ?? (gpus > 1 ? 'unknown' : 'none')
     const input = EstimateInput.parse({
       ...pointEstimateInput(point, device, interconnect),
-      ...(flags['optimizer-impl'] ? { optimizerImpl: flags['optimizer-impl'] } : {}),
-      ...(flags['quant-keeps-inputs'] ? { quantKeepsInputs: true } : {}),
-      ...(flags['frozen-stays-gathered'] ? { frozenStaysGathered: true } : {}),
-      ...(flags['cuda-context'] === undefined ? {} : { cudaContextBytes: flags['cuda-context'] * 2 ** 20 }),
+      ...stackInput(flags),
     })
     const result = estimate(input)
     if (ramBytes !== undefined && result.host.total > ramBytes - osReserveBytes(ramBytes)) {

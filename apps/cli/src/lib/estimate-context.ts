@@ -41,6 +41,7 @@ export interface EstimateContext {
   interconnect: InterconnectKind
   fusedOptimizer: boolean
   tf32: boolean
+  compile: boolean
   /** Figures taken from defaults because the catalog has none. */
   assumedFigures: string[]
 }
@@ -100,6 +101,7 @@ export async function resolveEstimateContext(
     interconnect: context.interconnect,
     fusedOptimizer: context.compute.fusedOptimizer,
     tf32: context.compute.tf32,
+    compile: context.compute.compile,
     assumedFigures: devices.assumedFigures,
   }
 }

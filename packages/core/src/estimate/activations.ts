@@ -36,8 +36,18 @@ function loraDropoutBytes(ctx: ActivationContext, target: Target, width: number)
   return width * (ctx.elementBytes + 1)
 }
 
-function normBytes(spec: ModelSpec, ctx: ActivationContext): number {
-  return spec.norm === 'rmsnorm' ? Math.max(RMSNORM_SAVED_BYTES, ctx.residualBytes) : ctx.residualBytes
+/**
+ * A pre-norm's saved bytes per element. LayerNorm keeps its input. The Hugging Face RMSNorm keeps its fp32 input
+ * for `pow` and, when its weight trains, the normalised tensor for the weight's product: fp32 when the residual
+ * stream is fp32 (autocast, fp32), cast back to 16-bit otherwise.
+ */
+export function normBytes(
+  spec: ModelSpec,
+  ctx: Pick<ActivationContext, 'elementBytes' | 'residualBytes' | 'fullTraining'>,
+): number {
+  if (spec.norm !== 'rmsnorm') return ctx.residualBytes
+  const normalised = ctx.fullTraining ? (ctx.residualBytes === 4 ? 4 : ctx.elementBytes) : 0
+  return Math.max(RMSNORM_SAVED_BYTES, ctx.residualBytes) + normalised
 }
 
 /**
@@ -68,8 +78,10 @@ export function blockActivationBytes(spec: ModelSpec, ctx: ActivationContext, se
     perToken += spec.heads * seq * (EAGER_SOFTMAX_BYTES + probs)
     if (needsInput(ctx, 'o')) perToken += qd * e
   } else {
-    // Fused kernels keep Q, K, V, the output (which o_proj shares) and an fp32 log-sum-exp per head.
-    perToken += 2 * qd * e + 2 * kvd * e + spec.heads * 4
+    // Fused kernels keep Q, K, V, the output (which o_proj shares) and an fp32 log-sum-exp per head. PyTorch's
+    // SDPA takes K and V expanded to every query head (Hugging Face's and LitGPT's repeat them before it);
+    // FlashAttention reads them grouped.
+    perToken += 2 * qd * e + 2 * (ctx.attention === 'sdpa' ? qd : kvd) * e + spec.heads * 4
   }
   perToken += loraDropoutBytes(ctx, 'o', qd)
   perToken += mask * h

@@ -62,7 +62,7 @@ export const CUDA_CONTEXT_BYTES = {
  * allocated peak. Fitted (`fitTuning` in validation-fit.ts, median absolute error) to the dataset's nvidia-smi and
  * max_memory_reserved rows; `validation.test.ts` checks it is the fitted value.
  */
-export const ALLOCATOR_FRAGMENTATION = 0.4
+export const ALLOCATOR_FRAGMENTATION = 0.24
 
 /**
  * Share of the dense tensor-core (or vector) peak that matrix multiplies reach in training, with data-parallel
@@ -71,7 +71,7 @@ export const ALLOCATOR_FRAGMENTATION = 0.4
  * NVLink scaling; cuBLAS GEMMs of large transformer shapes run at 80-90% of peak on A100. `validation.test.ts`
  * checks it is the fitted value.
  */
-export const MATMUL_EFFICIENCY = 0.74
+export const MATMUL_EFFICIENCY = 0.86
 
 /** Share of the peak memory bandwidth element-wise kernels reach (STREAM-like kernels on A100/H100: 80-90%). */
 export const BANDWIDTH_EFFICIENCY = 0.8
@@ -91,3 +91,32 @@ export const PCIE_EFFECTIVE_GBS = 20
  * states), shared by the ranks of a node, which step at the same time.
  */
 export const HOST_OPTIMIZER_GBS = 20
+
+/**
+ * Host and launch cost of one GPU kernel in eager PyTorch, paid once per kernel whatever its size: the Python
+ * call, autograd's bookkeeping, the ATen dispatcher and `cudaLaunchKernel` (5-25 µs of CPU work per op; the
+ * GPU-side ramp and tail of a small kernel is of the same order). It is what keeps a small model at a small
+ * micro-batch far below its FLOP-bound speed. Fitted (`fitTuning`, median absolute error) to the tokens/s rows
+ * together with the matmul efficiency; `validation.test.ts` checks it is the fitted value.
+ */
+export const KERNEL_OVERHEAD_SECONDS = 16e-6
+
+/**
+ * Memory traffic of PyTorch's multi-tensor (`foreach`) and per-tensor AdamW/SGD steps relative to the fused
+ * kernel's one pass: `_multi_tensor_adamw` runs lerp, mul, addcmul, sqrt, div, add and addcdiv as separate sweeps
+ * over the states (PyTorch torch/optim/adamw.py), which moves about twice the bytes of `fused=True`.
+ */
+export const UNFUSED_OPTIMIZER_TRAFFIC_FACTOR = 2
+
+/**
+ * Kernels of one optimizer step per parameter tensor in the per-tensor loop (`foreach=False`, or the AdamW of
+ * Transformers before v4.30): about a dozen element-wise ops each, launched one tensor at a time.
+ */
+export const OPTIMIZER_KERNELS_PER_TENSOR = 12
+
+/**
+ * Kernels torch.compile leaves of an eager block: Inductor fuses the element-wise chains between matmuls into
+ * single kernels, so what remains is the matmuls, attention and a handful of fused point-wise kernels, about a
+ * third of the eager launches.
+ */
+export const COMPILED_KERNEL_SHARE = 1 / 3

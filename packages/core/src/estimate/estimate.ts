@@ -1,6 +1,11 @@
 import { loraParamsPerLayer, type ModelParts, modelParts } from '../model/params.js'
 import type { EstimateInput, EstimateResult, ModelSpec } from '../schemas/index.js'
-import { type ActivationContext, blockActivationBytes, blockBackwardWorkspace } from './activations.js'
+import {
+  type ActivationContext,
+  blockActivationBytes,
+  blockBackwardWorkspace,
+  normBytes,
+} from './activations.js'
 import { fitVerdict, runKind } from './confidence.js'
 import {
   ALLOCATOR_FRAGMENTATION,
@@ -8,15 +13,18 @@ import {
   ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE,
   HOST_OPTIMIZER_GBS,
   INT8_BYTES_PER_PARAM,
+  KERNEL_OVERHEAD_SECONDS,
   LOSS_LOGIT_COPIES,
   MATMUL_EFFICIENCY,
   NF4_BYTES_PER_PARAM,
   PCIE_EFFECTIVE_GBS,
-  RMSNORM_SAVED_BYTES,
+  UNFUSED_OPTIMIZER_TRAFFIC_FACTOR,
 } from './constants.js'
 import { cudaContextBytes, devicePeakTflops } from './device.js'
+import { eagerElementwiseBytes } from './elementwise.js'
 import { flopsPerToken } from './flops.js'
 import { gatheredWeightBytes } from './gathered.js'
+import { kernelsPerMicroStep, optimizerStepKernels } from './kernels.js'
 import { adafactorStateElements, OPTIMIZER_STEP_TRAFFIC, optimizerStateBytes } from './optimizer.js'
 import { scalingEfficiency } from './scaling.js'
 
@@ -37,11 +45,14 @@ const SHARD_STAGE = { none: 0, zero1: 1, zero2: 2, zero3: 3, fsdp: 3 } as const
 export interface EstimateTuning {
   matmulEfficiency: number
   allocatorFragmentation: number
+  /** Seconds each launched kernel costs beyond its work (host dispatch and launch). */
+  kernelOverheadSeconds: number
 }
 
 export const SHIPPED_TUNING: EstimateTuning = {
   matmulEfficiency: MATMUL_EFFICIENCY,
   allocatorFragmentation: ALLOCATOR_FRAGMENTATION,
+  kernelOverheadSeconds: KERNEL_OVERHEAD_SECONDS,
 }
 
 /**
@@ -139,7 +150,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   }
   const block = blockActivationBytes(spec, ctx, input.seq)
   const keptPerBlock = input.gradCheckpointing ? h * residualBytes : block
-  const normSaved = spec.norm === 'rmsnorm' ? Math.max(RMSNORM_SAVED_BYTES, residualBytes) : residualBytes
+  const normSaved = normBytes(spec, ctx)
   const lmHead = input.head === 'lm'
   const edges =
     (spec.hiddenDropout > 0 ? h : 0) +
@@ -151,7 +162,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   // Logits and loss at the start of backward, or one chunk of them under a fused linear cross-entropy.
   let logits = 0
   if (lmHead) {
-    const lossBytes = mixed || fp32 ? 4 : e
+    const lossBytes = mixed || fp32 || input.upcastLogits ? 4 : e
     const perToken = spec.vocab * (e + lossBytes * LOSS_LOGIT_COPIES)
     if (input.fusedLoss) {
       // Liger's chunking keeps a chunk about the size of the hidden states (BT / ceil(V / H) tokens) and an
@@ -222,8 +233,17 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     const recompute = input.gradCheckpointing ? 4 / 3 : 1
     // Element-wise work moves every saved byte a few times; weights are read by forward and by each backward
     // matmul (one fewer for frozen weights); quantised weights are dequantised in every pass that uses them.
+    // Under torch.compile the element-wise chains are fused: each saved byte is written and read back a few
+    // times. Eager PyTorch runs every op on its own, so the block's traffic is counted op by op.
+    const blockTraffic = input.compile
+      ? ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE * block
+      : eagerElementwiseBytes(
+          spec,
+          { elementBytes: e, residualBytes, attention: input.attention, lora },
+          input.seq,
+        )
     const elementwise =
-      ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE * (tokens * spec.layers * block * recompute + logits)
+      tokens * spec.layers * blockTraffic * recompute + ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE * logits
     const matmulWeights = spec.layers * parts.layerActive + headMatmul
     const weightReads = (fullTraining ? 3 : 2) * recompute * matmulWeights * e
     const dequant =
@@ -232,7 +252,8 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
         : 0
     const memorySeconds = (input.gradAccum * (elementwise + weightReads + dequant)) / bandwidth
 
-    const stepTraffic = OPTIMIZER_STEP_TRAFFIC[input.optimizer] * (stateBytes / 4)
+    const unfused = input.optimizerImpl === 'fused' ? 1 : UNFUSED_OPTIMIZER_TRAFFIC_FACTOR
+    const stepTraffic = OPTIMIZER_STEP_TRAFFIC[input.optimizer] * (stateBytes / 4) * unfused
     // Offloaded, each GPU has its own PCIe link, but the ranks of a node step their shards on one host's memory
     // bandwidth at the same time.
     const optimizerSeconds = offloadOptimizer
@@ -249,7 +270,14 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
       input.interconnect === null
         ? 1
         : scalingEfficiency(input.gpus, input.nodes, input.sharding, input.interconnect)
-    const stepSeconds = (matmulSeconds + memorySeconds + optimizerSeconds + offloadSeconds) / scaling
+    // A GPU is fed one kernel at a time by the host: each launch costs a fixed time, whatever the kernel's size.
+    const kernelSeconds =
+      device.kind === 'cpu'
+        ? 0
+        : tuning.kernelOverheadSeconds *
+          (input.gradAccum * kernelsPerMicroStep(input) + optimizerStepKernels(input))
+    const stepSeconds =
+      (matmulSeconds + memorySeconds + kernelSeconds + optimizerSeconds + offloadSeconds) / scaling
     const perDevice = tokensPerStep / stepSeconds
     throughput = {
       tokensPerSecond: perDevice * ranks,

@@ -14,6 +14,8 @@ const steps = (from: number, to: number, step: number) =>
 export const TUNING_GRID = {
   matmulEfficiency: steps(0.3, 0.9, 0.01),
   allocatorFragmentation: steps(0, 1, 0.01),
+  /** Microseconds, searched jointly with the matmul efficiency: both move only tokens/s. */
+  kernelOverheadMicroseconds: steps(0, 30, 1),
 } as const
 
 /**
@@ -22,7 +24,12 @@ export const TUNING_GRID = {
  * allocator that reserves only what it allocates. Falling back to the shipped value instead would leak the
  * held-out source into its own prediction.
  */
-export const PRIOR_TUNING: EstimateTuning = { matmulEfficiency: 0.75, allocatorFragmentation: 0 }
+export const PRIOR_TUNING: EstimateTuning = {
+  matmulEfficiency: 0.75,
+  allocatorFragmentation: 0,
+  // The middle of the 5-25 µs of host work per eager PyTorch op.
+  kernelOverheadSeconds: 10e-6,
+}
 
 /** Median absolute error, ties broken by the mean, so the search prefers the value that is better overall. */
 function loss(rows: readonly ValidationRow[], tuning: EstimateTuning): number {
@@ -31,12 +38,12 @@ function loss(rows: readonly ValidationRow[], tuning: EstimateTuning): number {
   return median(errors) + 1e-3 * (errors.reduce((a, b) => a + b, 0) / errors.length)
 }
 
-function best(
+function best<T>(
   rows: readonly ValidationRow[],
-  values: readonly number[],
-  tuningFor: (value: number) => EstimateTuning,
-  fallback: number,
-): number {
+  values: readonly T[],
+  tuningFor: (value: T) => EstimateTuning,
+  fallback: T,
+): T {
   if (rows.length === 0) return fallback
   let bestValue = fallback
   let bestLoss = Number.POSITIVE_INFINITY
@@ -50,27 +57,33 @@ function best(
   return bestValue
 }
 
+/** Every pair of the matmul efficiency and the kernel overhead, the two constants of the step time. */
+const SPEED_GRID = TUNING_GRID.matmulEfficiency.flatMap((matmulEfficiency) =>
+  TUNING_GRID.kernelOverheadMicroseconds.map((us) => ({
+    matmulEfficiency,
+    kernelOverheadSeconds: us * 1e-6,
+  })),
+)
+
 /**
- * The global constants fitted to rows: the matmul efficiency to the tokens/s rows, the allocator's fragmentation
- * to the rows that see the allocator's reservation (nvidia-smi and max_memory_reserved). Each constant moves only
- * its own metrics, so they are fitted one at a time.
+ * The global constants fitted to rows: the matmul efficiency and the kernel overhead jointly to the tokens/s rows,
+ * the allocator's fragmentation to the rows that see the allocator's reservation (nvidia-smi and
+ * max_memory_reserved). Speed and memory constants move only their own metrics, so they are fitted apart.
  */
 export function fitTuning(rows: readonly ValidationRow[]): EstimateTuning {
   const speedRows = rows.filter((r) => r.metric === 'tokens_per_second')
   const reservedRows = rows.filter((r) => r.metric === 'nvidia-smi' || r.metric === 'max_memory_reserved')
-  const matmulEfficiency = best(
-    speedRows,
-    TUNING_GRID.matmulEfficiency,
-    (value) => ({ ...SHIPPED_TUNING, matmulEfficiency: value }),
-    PRIOR_TUNING.matmulEfficiency,
-  )
+  const speed = best(speedRows, SPEED_GRID, (value) => ({ ...SHIPPED_TUNING, ...value }), {
+    matmulEfficiency: PRIOR_TUNING.matmulEfficiency,
+    kernelOverheadSeconds: PRIOR_TUNING.kernelOverheadSeconds,
+  })
   const allocatorFragmentation = best(
     reservedRows,
     TUNING_GRID.allocatorFragmentation,
     (value) => ({ ...SHIPPED_TUNING, allocatorFragmentation: value }),
     PRIOR_TUNING.allocatorFragmentation,
   )
-  return { matmulEfficiency, allocatorFragmentation }
+  return { ...speed, allocatorFragmentation }
 }
 
 export interface HeldOutFold {

@@ -1,7 +1,6 @@
 import { adafactorStateElements, optimizerStateBytes } from '../estimate/optimizer.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import type { Advice, Settings, TrainingPlan } from '../schemas/training-plan.js'
-import type { Workload } from '../schemas/workload.js'
 import { RIGFIT_VERSION } from '../version.js'
 import { planAdvice } from './advice.js'
 import { effectiveBatchOf } from './batch.js'
@@ -93,6 +92,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     profile,
     devices,
     ranksPerNode: Math.max(1, shape.gpus),
+    compile: compute.compile,
   })
   const learningRate = learningRateFor(best, workload)
   reader.settle('learningRate', learningRate, learningRateReason(best, workload))

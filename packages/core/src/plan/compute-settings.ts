@@ -11,6 +11,8 @@ export interface ComputeSettings {
   optimizer: Optimizer
   fusedOptimizer: boolean
   tf32: boolean
+  /** torch.compile, as the packs prefer it; traced with the runtime settings, but it shapes every candidate's speed. */
+  compile: boolean
 }
 
 /** Resolves them from the packs (or the device's defaults), tracing each but the optimizer. */
@@ -44,7 +46,8 @@ export function computeSettings(
     devices.estimateDevice.tf32,
     'TF32 matmuls where the GPU supports them',
   )
-  return { precision, attention, optimizer, fusedOptimizer, tf32 }
+  const compile = reader.preferred('compile', devices.kind !== 'cpu' && devices.kind !== 'mps')
+  return { precision, attention, optimizer, fusedOptimizer, tf32, compile }
 }
 
 function choosePrecision(reader: DecisionReader, devices: TrainingDevices): Precision {

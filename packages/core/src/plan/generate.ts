@@ -198,6 +198,7 @@ function searchMode(
     precision: compute.precision,
     attention: compute.attention,
     fusedOptimizer: compute.fusedOptimizer,
+    compile: compute.compile,
     tf32: compute.tf32,
     gpus: setup.dataParallelGpus,
     nodes,

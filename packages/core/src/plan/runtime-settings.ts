@@ -17,6 +17,8 @@ export interface RuntimeInput {
   devices: TrainingDevices
   /** Training processes on each node: one per data-parallel GPU, one on the CPU. */
   ranksPerNode: number
+  /** torch.compile as the compute settings chose it. */
+  compile: boolean
 }
 
 /**
@@ -29,7 +31,7 @@ export function runtimeSettings(input: RuntimeInput): RuntimeSettings {
   const cpuOnly = devices.kind === 'cpu'
   const gpuKernels = !cpuOnly && devices.kind !== 'mps'
 
-  const compileEnabled = reader.preferred('compile', gpuKernels)
+  const compileEnabled = input.compile
   reader.settle('compile', compileEnabled, 'torch.compile helps on CUDA and ROCm; not on CPU or MPS')
   const compileMode = reader.preferred<Settings['compile']['mode']>(
     'compileMode',

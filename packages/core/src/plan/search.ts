@@ -40,6 +40,7 @@ export interface SearchSpace {
   precision: Precision
   attention: Attention
   fusedOptimizer: boolean
+  compile: boolean
   tf32: boolean
   /** Data-parallel GPUs per node. */
   gpus: number
@@ -99,6 +100,7 @@ export function searchCandidates(
                     precision: space.precision,
                     optimizer,
                     fusedOptimizer: space.fusedOptimizer,
+                    compile: space.compile,
                     gradCheckpointing,
                     attention: space.attention,
                     gpus: Math.max(1, space.gpus),

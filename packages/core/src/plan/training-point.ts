@@ -24,6 +24,8 @@ export interface TrainingPoint {
   lora: LoraSpec | null
   quant: Quantization
   tf32: boolean
+  /** torch.compile: fewer kernel launches and fused element-wise traffic. */
+  compile: boolean
 }
 
 /**
@@ -56,6 +58,8 @@ export function pointEstimateInput(
     device,
     optimizerImpl: point.fusedOptimizer ? 'fused' : 'foreach',
     tf32: point.tf32,
+    compile: point.compile,
+    upcastLogits: false,
     fusedLoss: false,
     head: point.model.kind === 'encoder' ? 'classification' : 'lm',
     cudaContextBytes: null,
@@ -83,5 +87,6 @@ export function planTrainingPoint(plan: TrainingPlan): TrainingPoint {
     lora: s.lora ? LoraSpec.parse({ rank: s.lora.rank, targets: s.lora.targets, dropout: 0 }) : null,
     quant: s.quant,
     tf32: s.tf32,
+    compile: s.compile.enabled,
   }
 }

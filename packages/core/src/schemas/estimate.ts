@@ -82,6 +82,13 @@ export const EstimateInput = z.object({
   optimizerImpl: z.enum(['foreach', 'fused', 'per-tensor']).default('foreach'),
   /** fp32 matmuls on TF32 tensor cores (torch.backends.cuda.matmul.allow_tf32). */
   tf32: z.boolean().default(false),
+  /** The model runs under torch.compile: Inductor fuses element-wise kernels, so fewer kernels are launched. */
+  compile: z.boolean().default(false),
+  /**
+   * The loss upcasts 16-bit logits to fp32 before the softmax (Hugging Face's causal-LM loss, `logits.float()`);
+   * LitGPT's loss takes them as they are. Under autocast and in fp32 the loss runs in fp32 anyway.
+   */
+  upcastLogits: z.boolean().default(false),
   /** Fused linear + cross-entropy (Liger, cut cross-entropy): the full logits are never materialised. */
   fusedLoss: z.boolean().default(false),
   /** `lm`: a vocabulary head over every position; `classification`: a small head on one position (BERT fine-tuning). */
@@ -230,6 +237,8 @@ export const ValidationRow = z.strictObject({
     quant: true,
     quantKeepsInputs: true,
     tf32: true,
+    compile: true,
+    upcastLogits: true,
     cudaContextBytes: true,
   })
     .partial()

@@ -64,6 +64,36 @@ describe('NvidiaSmiStream', () => {
     ])
   })
 
+  it('reads a recorded H100 training session: one GPU, a sweep per line, memory and power as the run drew them', async () => {
+    const stream = new NvidiaSmiStream({
+      command: 'nvidia-smi',
+      intervalMs: 20,
+      env: env('h100-sxm5-train-replay.json'),
+    })
+    const done = collect(stream, 205)
+    stream.start()
+    const sweeps = await done
+    stream.stop()
+    expect(sweeps).toHaveLength(205)
+    expect(sweeps.every((s) => s.readings.length === 1 && s.problems.length === 0)).toBe(true)
+    const readings = sweeps.map((s) => s.readings[0])
+    expect(readings[0]).toEqual({
+      index: 0,
+      name: 'NVIDIA H100 80GB HBM3',
+      vendor: 'nvidia',
+      memoryUsedBytes: 0,
+      memoryTotalBytes: 81559 * 1024 ** 2,
+      utilizationPercent: 0,
+      temperatureC: 43,
+      powerWatts: 130.14,
+      powerLimitWatts: 700,
+    })
+    // The trainer's 37 GB allocation shows up in the stream, near the power limit at full load.
+    const peakMemory = Math.max(...readings.map((r) => r?.memoryUsedBytes ?? 0))
+    expect(peakMemory).toBe(37069 * 1024 ** 2)
+    expect(Math.max(...readings.map((r) => r?.powerWatts ?? 0))).toBeGreaterThan(600)
+  })
+
   it('says so when nvidia-smi fails to start or is missing', async () => {
     const failing = new NvidiaSmiStream({ command: 'nvidia-smi', intervalMs: 100, env: env(null) })
     const ended = new Promise((resolve) => failing.on('end', resolve))

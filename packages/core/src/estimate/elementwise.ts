@@ -1,0 +1,44 @@
+import type { Attention, LoraSpec, ModelSpec } from '../schemas/index.js'
+
+export interface ElementwiseContext {
+  /** Bytes of an activation element between ops: 2 in 16-bit and autocast, 4 in fp32. */
+  elementBytes: number
+  /** Bytes of the residual stream (fp32 under autocast). */
+  residualBytes: number
+  attention: Attention
+  lora: Pick<LoraSpec, 'targets'> | null
+}
+
+/**
+ * Bytes eager PyTorch moves through device memory in one block's element-wise ops, per token, forward and
+ * backward: every op reads its inputs and writes its output in full, counted op by op from the Hugging Face
+ * implementations. RMSNorm upcasts to fp32 and runs as seven ops, rotary embeddings rotate queries and keys in
+ * about five passes of two to three tensors each, grouped-query attention copies keys and values out to every
+ * head, and SwiGLU multiplies two activations; LayerNorm and GELU are one kernel each. Backward reads the saved
+ * inputs and the incoming gradient and writes the outgoing one: about twice the forward's traffic.
+ */
+export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, seq: number): number {
+  const a = ctx.elementBytes
+  const h = spec.hidden
+  const q = spec.heads * spec.headDim
+  const kv = spec.kvHeads * spec.headDim
+  const norms = 2 * h * (spec.norm === 'rmsnorm' ? ctx.residualBytes + 2 * a + 28 : ctx.residualBytes + 4)
+  const rope = spec.positions === 'rope' ? 11 * a * (q + kv) : 0
+  const repeatKv = spec.kvHeads < spec.heads ? 2 * a * (kv + q) : 0
+  const mergeHeads = 2 * a * q
+  const residualAdds = 2 * 3 * ctx.residualBytes * h
+  const topK = spec.experts?.topK ?? 1
+  const activation = (spec.mlp === 'gelu' ? 2 : 5) * a * spec.ffn * topK
+  const dropout = spec.hiddenDropout > 0 ? 2 * (2 * a + 1) * h : 0
+  // Eager attention materialises the scores: scale, mask, softmax in fp32 and its cast back, per head and key.
+  const scores = ctx.attention === 'eager' ? spec.heads * seq * (6 * a + 8) : 0
+  let adapters = 0
+  if (ctx.lora) {
+    const widths: Record<string, number> = { q, k: kv, v: kv, o: h, gate: spec.ffn, up: spec.ffn, down: h }
+    // Each adapter's output is scaled and added to its base layer's.
+    for (const target of new Set(ctx.lora.targets)) adapters += 5 * a * (widths[target] ?? h)
+  }
+  const forward =
+    norms + rope + repeatKv + mergeHeads + residualAdds + activation + dropout + scores + adapters
+  return 3 * forward
+}

@@ -1,0 +1,61 @@
+import type { EstimateInput, ModelSpec } from '../schemas/index.js'
+import { COMPILED_KERNEL_SHARE, OPTIMIZER_KERNELS_PER_TENSOR } from './constants.js'
+
+/**
+ * GPU kernels eager PyTorch launches for one block's forward, counted from the Hugging Face implementations of
+ * each layout: the norms (RMSNorm computes in fp32 in seven ops, LayerNorm is one kernel), the linear layers (plus
+ * autocast's cast of each fp32 weight), rotary embeddings, the key/value repeat of grouped-query attention, the
+ * attention itself, the MLP's activation, and the residual adds.
+ */
+export function forwardKernelsPerBlock(spec: ModelSpec, autocast: boolean): number {
+  const norms = 2 * (spec.norm === 'rmsnorm' ? 7 : 1)
+  const gated = spec.mlp !== 'gelu'
+  const linears = (4 + (gated ? 3 : 2) * (spec.experts?.topK ?? 1)) * (autocast ? 2 : 1)
+  const rope = spec.positions === 'rope' ? 10 : 0
+  const repeatKv = spec.kvHeads < spec.heads ? 2 : 0
+  const activation = gated ? 2 : 1
+  const router = spec.experts ? 4 : 0
+  return norms + linears + rope + repeatKv + activation + router + 2 + 1
+}
+
+/** Eager attention: scores, scale, mask, softmax and the weighted sum; SDPA and FlashAttention are one kernel. */
+const ATTENTION_KERNELS = { eager: 5, sdpa: 1, flash: 1 } as const
+
+/** Kernels a LoRA adapter adds to its layer's forward: A, B, the scaling and the add (and autocast's casts). */
+const LORA_FORWARD_KERNELS = 4
+
+/**
+ * Kernels launched per micro-batch: every block's forward, a backward of about twice as many, the forward again
+ * under full recomputation, and the embedding, final norm, head and loss. torch.compile fuses most of them.
+ */
+export function kernelsPerMicroStep(input: EstimateInput): number {
+  const spec = input.model
+  const autocast = input.precision.endsWith('-mixed')
+  let forward = forwardKernelsPerBlock(spec, autocast) + ATTENTION_KERNELS[input.attention] - 1
+  if (input.lora) forward += new Set(input.lora.targets).size * (LORA_FORWARD_KERNELS + (autocast ? 2 : 0))
+  const perBlock = forward * (3 + (input.gradCheckpointing ? 3 : 0))
+  const outside = 3 * 8
+  const kernels = spec.layers * perBlock + outside
+  return input.compile ? kernels * COMPILED_KERNEL_SHARE : kernels
+}
+
+/** Parameter tensors one block trains: its linear weights (and biases), its norms' weights (and biases). */
+function trainableTensorsPerBlock(input: EstimateInput): number {
+  const spec = input.model
+  if (input.lora) return 2 * new Set(input.lora.targets).size
+  const gated = spec.mlp !== 'gelu'
+  const linears = 4 + (gated ? 3 : 2) * (spec.experts?.count ?? 1)
+  const biases = spec.bias === 'all' ? linears : spec.bias === 'qkv' ? 3 : 0
+  const norms = spec.norm === 'layernorm' ? 4 : 2
+  return linears + biases + norms + (spec.experts ? 1 : 0)
+}
+
+/**
+ * Kernels of one optimizer step that cost a launch each: the per-tensor loop launches a dozen per tensor; the
+ * multi-tensor and fused implementations batch tensors into a few launches, which this leaves out.
+ */
+export function optimizerStepKernels(input: EstimateInput): number {
+  if (input.optimizerImpl !== 'per-tensor') return 0
+  const tensors = input.model.layers * trainableTensorsPerBlock(input) + (input.lora ? 0 : 4)
+  return tensors * OPTIMIZER_KERNELS_PER_TENSOR
+}

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import { Flags } from '@oclif/core'
 import { isRigfitError, RigfitError } from '@rigfit/core'
 import { assertReplaceable, writeFileSafely } from '@rigfit/core/node'
-import { type ReportInput, type ReportKind, renderReport, reportKinds } from '@rigfit/report'
+import type { ReportInput, ReportKind } from '@rigfit/report'
 
 /** `--report FILE` of `estimate` and `monitor`: the same page `rigfit report` writes, with `--force` to replace it. */
 export const reportFlag = Flags.string({
@@ -25,6 +25,8 @@ export async function checkReportTarget(path: string, force: boolean): Promise<v
 
 /** Renders the page and writes it whole or not at all (a temporary file renamed into place). */
 export async function writeReport(path: string, input: ReportInput, force: boolean): Promise<WrittenReport> {
+  // Loaded only when a page is written: the charting stack would otherwise slow every estimate and monitor start.
+  const { renderReport, reportKinds } = await import('@rigfit/report')
   const html = await renderReport(input)
   try {
     await writeFileSafely(path, html, { force })

@@ -5,7 +5,7 @@ import type { Advice } from '../schemas/training-plan.js'
 import type { Workload } from '../schemas/workload.js'
 import { datasetTokens } from './candidates.js'
 import type { CheckpointPlan } from './checkpoints.js'
-import { fmtTokens } from './describe.js'
+import { fmtHoursText, fmtTokens } from './describe.js'
 import type { ModeBudget } from './modes.js'
 import type { PowerEstimate } from './power.js'
 import type { Candidate } from './search.js'
@@ -128,7 +128,7 @@ export function planAdvice(input: AdviceInput): { warnings: Advice[]; suggestion
     suggestions.push(
       generated(
         'give-dataset-size',
-        `Without the dataset's size the token budget is what ${input.maxHours} h of training reaches; give the file with --dataset train.jsonl (its tokens are counted), or --examples N --tokens-per-example N, --dataset-tokens N or --dataset-size, to plan one epoch of it (--epochs for more).`,
+        `Without the dataset's size the token budget is what ${input.maxHours === null ? 'the planned training time' : `${fmtHoursText(input.maxHours)} of training`} reaches; give the file with --dataset train.jsonl (its tokens are counted), or --examples N --tokens-per-example N, --dataset-tokens N or --dataset-size, to plan one epoch of it (--epochs for more).`,
         'a token budget that matches the data',
       ),
     )

@@ -18,6 +18,12 @@ export function fmtTokens(tokens: number): string {
   return `${Math.round(tokens)}`
 }
 
+/** A duration as a person writes it: 5 min, 2 h, 1.5 h (a --time-budget of 5m is 0.083... hours). */
+export function fmtHoursText(hours: number): string {
+  if (hours < 1) return `${Math.max(1, Math.round(hours * 60))} min`
+  return `${Number.isInteger(hours) ? hours : hours.toFixed(1)} h`
+}
+
 /** A speed in tokens/s as the plan prints it: 2.3K, 21.6K, 950. */
 export function fmtRate(tokensPerSecond: number): string {
   return tokensPerSecond >= 1e3 ? `${(tokensPerSecond / 1e3).toFixed(1)}K` : `${Math.round(tokensPerSecond)}`

@@ -150,6 +150,21 @@ describe('generatePlan choices', () => {
     expect(plan.suggestions.map((s) => s.id)).toContain('give-dataset-size')
   })
 
+  it('names a short time budget the way it was given, in minutes, and a long one in hours', async () => {
+    const model = await resolveModel('gpt2')
+    const advice = async (timeBudgetHours: number) =>
+      (
+        await planFor(
+          machine('desktop-rtx4090'),
+          pretrain({ kind: 'finetune', model, timeBudgetHours }),
+          'balanced',
+        )
+      ).suggestions.find((s) => s.id === 'give-dataset-size')?.message
+    expect(await advice(5 / 60)).toMatch(/token budget is what 5 min of training reaches/)
+    expect(await advice(1.5)).toMatch(/token budget is what 1\.5 h of training reaches/)
+    expect(await advice(6)).toMatch(/token budget is what 6 h of training reaches/)
+  })
+
   it('holds a plan on battery to conservative limits, with a warning', async () => {
     const profile = machine('macbook-m2-16gb')
     const onBattery = { ...profile, power: { ...profile.power, onBattery: true, acOnline: false } }

@@ -5,7 +5,6 @@ import { commentLines, provenance, resumeLines, textFile, wallClockLimit } from 
 import { parseCommandFlags } from '../shell-flags.js'
 import type { Exporter, FormatContext } from '../types.js'
 import { modelSplitReason } from '../validate.js'
-import { DEFAULT_MASTER_PORT } from './deepspeed.js'
 import { DS_CONFIG_FILE } from './deepspeed-config.js'
 import { PLAN_FILE } from './rigfit.js'
 import {
@@ -18,6 +17,12 @@ import {
 } from './torchrun.js'
 
 export const SLURM_TORCHRUN_FILE = 'train_torchrun.sbatch'
+/**
+ * A multi-node job's rendezvous port, from its job id: 20000-29999, below Linux's ephemeral ports (32768 up), so
+ * jobs that share a first node do not all listen on torchrun's 29500. `MASTER_PORT` in the environment wins.
+ */
+export const SLURM_PORT_BASE = 20000
+export const SLURM_PORT_SPAN = 10000
 export const SLURM_LIGHTNING_FILE = 'train_lightning.sbatch'
 
 /** `#SBATCH --name=value` directives of a script, in order. */
@@ -85,7 +90,8 @@ function torchrunScript(plan: TrainingPlan, ctx: FormatContext): string {
     s.nodes > 1
       ? [
           'MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"',
-          `MASTER_PORT=${DEFAULT_MASTER_PORT}`,
+          // A port of this job's own: two jobs that share a first node would both listen on one fixed port.
+          `MASTER_PORT="\${MASTER_PORT:-$((${SLURM_PORT_BASE} + SLURM_JOB_ID % ${SLURM_PORT_SPAN}))}"`,
         ]
       : []
   return [

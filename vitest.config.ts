@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
@@ -24,6 +25,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One test file per core. vitest's default leaves a core to its main process, which here only collects
+    // results; on a 2-core machine that default would run the files one at a time.
+    maxWorkers: availableParallelism(),
     projects: workspaceDirs.map((dir) => ({
       extends: true,
       test: {

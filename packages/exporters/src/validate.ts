@@ -21,6 +21,19 @@ export function parseStructured(
   }
 }
 
+/** Parses the named file and validates it with a schema; the value is for further checks when there are no problems. */
+export function readStructured(
+  files: ExportFile[],
+  path: string,
+  kind: 'json' | 'yaml',
+  schema: z.ZodType,
+): { value: unknown; problems: string[] } {
+  const file = files.find((f) => f.path === path)
+  if (!file) return { value: undefined, problems: [`${path}: missing from the export`] }
+  const { value, problems } = parseStructured(file, kind)
+  return { value, problems: problems.length > 0 ? problems : schemaProblems(file, schema, value) }
+}
+
 /** Validates the named file with a schema, or reports it missing. */
 export function validateStructured(
   files: ExportFile[],
@@ -28,10 +41,7 @@ export function validateStructured(
   kind: 'json' | 'yaml',
   schema: z.ZodType,
 ): string[] {
-  const file = files.find((f) => f.path === path)
-  if (!file) return [`${path}: missing from the export`]
-  const { value, problems } = parseStructured(file, kind)
-  return problems.length > 0 ? problems : schemaProblems(file, schema, value)
+  return readStructured(files, path, kind, schema).problems
 }
 
 /** Reasons launchers give for plans that place models per GPU inside one process. */

@@ -5,7 +5,7 @@ import { methodFiles } from '../method.js'
 import { GRAD_CLIP_NORM, halfType } from '../plan-facts.js'
 import { provenance, textFile, yamlDocument } from '../render.js'
 import type { Exporter, ExportFile, FormatContext } from '../types.js'
-import { modelSplitReason, parseYaml11, validateStructured } from '../validate.js'
+import { modelSplitReason, readStructured } from '../validate.js'
 import {
   ACCELERATE_SCRIPT,
   accelerateFileName,
@@ -197,10 +197,10 @@ export const accelerateFormat: Exporter = {
     const problems: string[] = []
     for (let rank = 0; rank < plan.settings.nodes; rank += 1) {
       const name = accelerateFileName(plan, rank)
-      const found = validateStructured(files, name, 'yaml', AccelerateConfig)
-      problems.push(...found)
-      if (found.length > 0) continue
-      const config = parseYaml11(files.find((f) => f.path === name)?.content ?? '') as AccelerateConfig
+      const read = readStructured(files, name, 'yaml', AccelerateConfig)
+      problems.push(...read.problems)
+      if (read.problems.length > 0) continue
+      const config = read.value as AccelerateConfig
       if (config.machine_rank !== rank)
         problems.push(`${name}: machine_rank ${config.machine_rank} != ${rank}`)
       if (config.num_processes !== worldSize(plan.settings))

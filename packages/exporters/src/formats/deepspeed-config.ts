@@ -38,7 +38,7 @@ const Offload = z.strictObject({
 })
 
 /** The subset of the DeepSpeed config rigfit writes, with DeepSpeed's own key names and rules. */
-function configSchema(flavor: DeepSpeedFlavor) {
+function buildConfigSchema(flavor: DeepSpeedFlavor) {
   const n = num(flavor)
   return z.strictObject({
     train_batch_size: flavor === 'hf-trainer' ? Auto : z.number().int().positive(),
@@ -94,6 +94,12 @@ function configSchema(flavor: DeepSpeedFlavor) {
       })
       .optional(),
   })
+}
+
+// Built once per flavor: zod compiles a schema on its first parse, and every export validates its config.
+const CONFIG_SCHEMAS = {
+  deepspeed: buildConfigSchema('deepspeed'),
+  'hf-trainer': buildConfigSchema('hf-trainer'),
 }
 
 export type DeepSpeedConfig = Record<string, unknown> & { zero_optimization: Record<string, unknown> }
@@ -218,7 +224,7 @@ export function validateDeepSpeedConfig(
   plan: TrainingPlan,
   flavor: DeepSpeedFlavor = 'deepspeed',
 ): string[] {
-  const problems = validateStructured(files, DS_CONFIG_FILE, 'json', configSchema(flavor))
+  const problems = validateStructured(files, DS_CONFIG_FILE, 'json', CONFIG_SCHEMAS[flavor])
   if (problems.length > 0) return problems
   const config = JSON.parse(files.find((f) => f.path === DS_CONFIG_FILE)?.content ?? '{}') as {
     train_batch_size: number | 'auto'

@@ -6,7 +6,7 @@ import { baseModelId, bnbQuantizationConfig, peftAdapterConfig } from '../method
 import { halfType, isPureHalf, planSlug } from '../plan-facts.js'
 import { commentLines, provenance, textFile } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
-import { parseYaml11, validateStructured } from '../validate.js'
+import { readStructured } from '../validate.js'
 
 /**
  * The group file shape of the hardware configs this format targets (conf/hardware/gpu_4090.yaml), with the
@@ -123,12 +123,13 @@ export const hydraFormat: Exporter = {
   },
   validate(files, plan) {
     const path = hydraGroupPath(plan)
-    const problems = validateStructured(files, path, 'yaml', HydraHardwareGroup)
+    const read = readStructured(files, path, 'yaml', HydraHardwareGroup)
+    const problems = [...read.problems]
     const file = files.find((f) => f.path === path)
     if (file && !file.content.startsWith('# @package _global_'))
       problems.push(`${path}: missing the # @package _global_ header`)
     if (problems.length === 0) {
-      const group = parseYaml11(file?.content ?? '') as z.infer<typeof HydraHardwareGroup>
+      const group = read.value as z.infer<typeof HydraHardwareGroup>
       if (group.training.batch_size !== plan.settings.microBatch)
         problems.push(`${path}: training.batch_size != micro-batch`)
       if (group.training.block_size !== plan.settings.seq)

@@ -11,7 +11,7 @@ import {
 import { checkpointDir, checkpointEverySteps, DEFAULT_SEED, GRAD_CLIP_NORM } from '../plan-facts.js'
 import { provenance, textFile, yamlDocument } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
-import { modelSplitReason, parseYaml11, validateStructured } from '../validate.js'
+import { modelSplitReason, readStructured } from '../validate.js'
 
 export const LIGHTNING_FILE = 'lightning_config.yaml'
 
@@ -216,9 +216,10 @@ export const lightningFormat: Exporter = {
     ]
   },
   validate(files, plan) {
-    const problems = validateStructured(files, LIGHTNING_FILE, 'yaml', LightningConfig)
+    const read = readStructured(files, LIGHTNING_FILE, 'yaml', LightningConfig)
+    const problems = [...read.problems]
     if (problems.length > 0) return problems
-    const config = parseYaml11(files.find((f) => f.path === LIGHTNING_FILE)?.content ?? '') as LightningConfig
+    const config = read.value as LightningConfig
     const t = config.trainer
     if (
       t.devices * t.num_nodes * t.accumulate_grad_batches * config.data.batch_size !==

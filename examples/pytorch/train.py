@@ -130,6 +130,24 @@ def agree(run, loss_sum: torch.Tensor) -> tuple:
     return stats[0].item() / run.world, stats[1].item() > 0  # .item() synchronises the device: timings are real
 
 
+def leave_process_group(run, timeout_s: float = 120.0) -> None:
+    """Rank 0 hosts the store every rank's process group talks through, so it leaves last: each other rank
+    leaves, then counts itself out in the store, and rank 0 waits for the count. Leaving first would strand the
+    others polling a closed socket (torch 1.13's TCPStore client spins on it at full CPU until killed)."""
+    if not dist.is_initialized():
+        return
+    store = dist.distributed_c10d._get_default_store()
+    dist.barrier()
+    if run.rank != 0:
+        dist.destroy_process_group()
+        store.add("rigfit/left", 1)
+        return
+    deadline = time.monotonic() + timeout_s
+    while store.add("rigfit/left", 0) < run.world - 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    dist.destroy_process_group()
+
+
 def print_settings(run, source_note: str) -> None:
     """Every rank states what it runs with, so a launcher's ranks can be checked against the plan."""
     cfg = run.cfg
@@ -190,8 +208,7 @@ def train(args) -> int:
         if run.rank == 0:
             emit(f"rigfit train: stopped at step {progress.step} of {max_steps} on a signal; the checkpoint in {run.out} "
                  "resumes it")
-        if dist.is_initialized():
-            dist.destroy_process_group()
+        leave_process_group(run)
         return STOP.exit_code
     if run.rank == 0 and measured:
         # The first interval includes compilation and warm-up; the steady rate is the later ones.
@@ -199,8 +216,7 @@ def train(args) -> int:
         report = {"measured_tokens_per_s": sum(steady) / len(steady), "predicted_tokens_per_s": cfg.predicted_tokens_per_s,
                   "measured_max_memory_allocated": peak_memory(run.device), "predicted_peak_allocated": cfg.predicted_peak_allocated}
         emit(f"rigfit train: done {json.dumps(report)}")
-    if dist.is_initialized():
-        dist.destroy_process_group()
+    leave_process_group(run)
     return 0
 
 

@@ -16,11 +16,16 @@ describe('--interconnect: the planned node is linked as the user says', () => {
       expect(profile.interconnect.links).toHaveLength((gpus * (gpus - 1)) / 2)
       expect(profile.overrides).toContain(`interconnect=${link}`)
     }
-    // The same settings on both links: only the communication cost differs.
+    // The same settings on both links: only the communication differs, in time and in NCCL's buffers (two
+    // channels per NVLink, two over PCIe).
     const pins = ['--model', 'llama-3.2-1b', '--micro-batch', '2', '--sharding', 'fsdp', '--seq', '1024']
     const nvlink = rigfitJson(['plan', ...base, ...pins, '--interconnect', 'nvlink'])
     const pcie = rigfitJson(['plan', ...base, ...pins, '--interconnect', 'pcie'])
-    expect(nvlink.memory.perDevice.total).toBe(pcie.memory.perDevice.total)
+    const withoutBuffers = (plan: typeof nvlink) =>
+      plan.memory.perDevice.total - plan.memory.perDevice.communication
+    expect(withoutBuffers(nvlink)).toBe(withoutBuffers(pcie))
+    expect(pcie.memory.perDevice.communication).toBeGreaterThan(0)
+    expect(nvlink.memory.perDevice.communication).toBeGreaterThan(pcie.memory.perDevice.communication)
     expect(nvlink.throughput.tokensPerSecond).toBeGreaterThan(pcie.throughput.tokensPerSecond)
   })
 

@@ -158,6 +158,31 @@ describe('rigfit exports the plans it makes', () => {
   })
 })
 
+describe('export --mode --nodes N exports the plan `plan --nodes N` prints', () => {
+  /** The plan without the time it was made: two runs of the planner differ in nothing else. */
+  const undated = (plan: TrainingPlan) => ({ ...plan, createdAt: null })
+
+  it.each([
+    ['--gpu', 'A100 80GB', '--gpus', '4', '--nodes', '2', '--model', 'llama-3.1-8b', '--mode', 'balanced'],
+    ['--gpu', 'RTX 4090', '--gpus', '2', '--nodes', '3', '--model', 'gpt2', '--mode', 'extreme'],
+    ['--instance', 'p4d.24xlarge', '--nodes', '2', '--model', 'qwen2.5-1.5b', '--mode', 'conservative'],
+    ['--gpu', 'H100', '--gpus', '8', '--nodes', '2', '--params', '1B', '--mode', 'balanced'],
+  ])('%s %s %s %s %s %s ...', (...flags) => {
+    const plan = json<TrainingPlan>(['plan', ...flags])
+    const nodes = Number(flags[flags.indexOf('--nodes') + 1])
+    expect(plan.settings.nodes).toBe(nodes)
+    const exported = json<{ files: { path: string; content: string }[] }>([
+      'export',
+      ...flags,
+      '--format',
+      'rigfit',
+    ])
+    const file = exported.files.find((f) => f.path === 'rigfit-plan.json')
+    expect(file).toBeDefined()
+    expect(undated(JSON.parse(file?.content ?? '{}') as TrainingPlan)).toEqual(undated(plan))
+  })
+})
+
 describe('analyze shows each mode its own warning', () => {
   it('a time budget that binds every mode: each mode keeps the figures of its own plan', () => {
     type Advice = { id: string; message: string; modes: string[] }

@@ -115,9 +115,9 @@ describe.skipIf(missing && process.env.RIGFIT_E2E === 'optional')(
       })
     }
 
-    it('plans: a stacked bar of 8 parts per mode, a bar per mode, a bar per compared GPU', async () => {
+    it('plans: a stacked bar of 9 parts per mode, a bar per mode, a bar per compared GPU', async () => {
       const { page } = await open(pages.plans)
-      expect(await marks(page, 'plans-memory', 'memory_parts')).toBe(3 * 8)
+      expect(await marks(page, 'plans-memory', 'memory_parts')).toBe(3 * 9)
       expect(await marks(page, 'plans-tokens', 'plans_tokens_bars')).toBe(3)
       expect(await marks(page, 'what-if-time', 'what_if_time_bars')).toBe(COMPARED.length)
       await page.close()

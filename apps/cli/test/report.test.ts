@@ -41,6 +41,7 @@ describe('rigfit report: plans', () => {
           ...[m.weights, m.gradients, m.optimizer, m.activations, m.logits, m.other].map(gibCell),
           gibCell(Math.max(0, m.reserved - m.peakAllocated)),
           gibCell(m.cudaContext),
+          gibCell(m.communication),
           gibCell(m.peakAllocated),
           gibCell(m.reserved),
           gibCell(m.total),

@@ -46,12 +46,18 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
     plan.tokens.timeBudgetTokens !== null && plan.throughput.tokensPerSecond > 0
       ? plan.tokens.timeBudgetTokens / plan.throughput.tokensPerSecond / 3600
       : null
+  // The bounds are weighed as the planner weighs them for the workload's kind: a fine-tune has no Chinchilla
+  // bound, so a time budget that bound it keeps binding; a recorded dataset or target budget already holds its
+  // epochs.
   const budget = tokenBudget({
     params: plan.params.total,
     tokensPerParam: plan.params.total > 0 ? plan.tokens.chinchillaTokens / plan.params.total : 0,
     tokensPerSecond,
     maxHours: hoursAllowed,
+    kind: plan.workload.kind,
     datasetTokens: plan.tokens.binding === 'dataset' ? plan.tokens.budget : null,
+    epochs: 1,
+    targetTokens: plan.tokens.binding === 'target' ? plan.tokens.budget : null,
   })
   const run = runFigures(plan, {
     tokens: budget.budget,

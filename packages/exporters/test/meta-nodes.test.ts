@@ -221,13 +221,28 @@ describe('--nodes', () => {
   })
 
   it('keeps DDP memory per device and shrinks time by the inter-node efficiency on a planner-written plan', async () => {
-    const ddp = await plannerPlan({ machine: 'dgx-8x-h100', mode: 'balanced' }) // 8 GPUs, DDP, accumulation 1
+    // 8 GPUs, DDP, accumulation 1.
+    const ddp = await plannerPlan({ machine: 'dgx-8x-h100', mode: 'conservative', model: 'gpt2' })
     expect([ddp.settings.strategy, ddp.settings.gradAccum]).toEqual(['ddp', 1])
     const two = planForNodes(ddp, 2)
     expect(two.memory).toEqual(ddp.memory)
     const scaling = scalingEfficiency(8, 2, 'none', 'nvlink') / scalingEfficiency(8, 1, 'none', 'nvlink')
     expect(two.throughput.tokensPerSecond).toBeCloseTo(ddp.throughput.tokensPerSecond * 2 * scaling)
-    expect(two.time.totalHours).toBeCloseTo(ddp.time.totalHours / (2 * scaling))
+    // A fine-tune bound by its time budget stays bound by it: the same hours, twice the tokens and more.
+    expect(ddp.tokens.binding).toBe('time-budget')
+    expect(two.tokens.binding).toBe('time-budget')
+    expect(two.time.totalHours).toBeCloseTo(ddp.time.totalHours, 1)
+    expect(two.tokens.budget / ddp.tokens.budget).toBeCloseTo(2 * scaling, 2)
+  })
+
+  it('shrinks a pretraining plan bound by Chinchilla by the inter-node efficiency', async () => {
+    const pretrain = await plannerPlan({ machine: 'server-4x-a100-40gb', mode: 'conservative' })
+    expect(pretrain.tokens.binding).toBe('chinchilla')
+    const two = planForNodes(pretrain, 2)
+    expect(two.tokens.binding).toBe('chinchilla')
+    expect(two.tokens.budget / pretrain.tokens.budget).toBeCloseTo(1, 2)
+    const speedup = two.throughput.tokensPerSecond / pretrain.throughput.tokensPerSecond
+    expect(two.time.totalHours).toBeCloseTo(pretrain.time.totalHours / speedup, 1)
   })
 
   it('a smaller accumulation only costs: a single-GPU plan gains at most N x the efficiency', async () => {

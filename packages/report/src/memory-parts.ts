@@ -3,8 +3,8 @@ import { toGiB } from './units.js'
 
 /**
  * The parts a device's memory is drawn in, bottom to top. The six terms are what training allocates; "allocator
- * reserve" is what the caching allocator holds beyond the peak (reserved − peak allocated); the CUDA context comes
- * on top. The terms are not all held at once (the peak is the largest simultaneous sum), so their stack can pass
+ * reserve" is what the caching allocator holds beyond the peak (reserved − peak allocated); the CUDA context and
+ * NCCL's buffers come on top. The terms are not all held at once (the peak is the largest simultaneous sum), so their stack can pass
  * the total that nvidia-smi would show, which is drawn as its own tick.
  */
 export const MEMORY_PARTS = [
@@ -16,6 +16,7 @@ export const MEMORY_PARTS = [
   ['other', 'other (buffers, temporaries)'],
   ['reserve', 'allocator reserve'],
   ['cudaContext', 'CUDA context'],
+  ['communication', 'NCCL buffers'],
 ] as const
 
 export type MemoryPart = (typeof MEMORY_PARTS)[number][0]

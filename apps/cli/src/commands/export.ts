@@ -68,7 +68,8 @@ export default class Export extends RigfitCommand {
     out: Flags.string({ description: 'Directory to write the files into; without it they are printed.' }),
     force: Flags.boolean({ description: 'Overwrite existing files in --out.', default: false }),
     nodes: Flags.integer({
-      description: 'Run the plan on this many identical nodes (multi-node launchers).',
+      description:
+        'Run on this many identical nodes: with --mode the plan is made for them (as `rigfit plan --nodes N`); a --plan file is rescaled to them (accumulation holds the effective batch).',
       min: 1,
     }),
     hosts: Flags.string({
@@ -176,7 +177,13 @@ export default class Export extends RigfitCommand {
     }
     const mode = flags.mode as Mode
     const profile = await resolvePlanningProfile(this, flags)
-    const workload = await workloadFromFlags({ ...flags, nodes: 1, 'dataset-size': flags['dataset-size'] })
+    // Planned for the job's nodes, as `rigfit plan --nodes N` plans it (strategy, sharding and micro-batch chosen
+    // for every rank), so the export is that plan rather than a one-node plan rescaled.
+    const workload = await workloadFromFlags({
+      ...flags,
+      nodes: flags.nodes ?? 1,
+      'dataset-size': flags['dataset-size'],
+    })
     const { plans, failures, packProblems } = await planModes(this, profile, workload, [mode], options)
     const failure = failures[mode]
     if (failure) throw failure

@@ -75,6 +75,7 @@ export function renderEstimate(
   lines.push(`  ${'peak allocated'.padEnd(30)} ${gib(d.peakAllocated).padStart(12)}  ${paint.dim(phase)}`)
   lines.push(`  ${'reserved by the allocator'.padEnd(30)} ${gib(d.reserved).padStart(12)}`)
   lines.push(`  ${'CUDA context'.padEnd(30)} ${gib(d.cudaContext).padStart(12)}`)
+  if (d.communication > 0) lines.push(`  ${'NCCL buffers'.padEnd(30)} ${gib(d.communication).padStart(12)}`)
   lines.push(
     `  ${paint.bold('total (as nvidia-smi shows)'.padEnd(30))} ${paint.bold(gib(d.total).padStart(12))}`,
   )

@@ -106,8 +106,19 @@ export function renderPlan(plan: TrainingPlan): string {
     (a, b) => (m[a] >= m[b] ? a : b),
   )
   const mem = (
-    ['weights', 'gradients', 'optimizer', 'activations', 'logits', 'other', 'cudaContext'] as const
-  ).map((key) => [`  ${key}`, gib(m[key], 2) + (key === largest ? '  <- largest' : '')])
+    [
+      'weights',
+      'gradients',
+      'optimizer',
+      'activations',
+      'logits',
+      'other',
+      'cudaContext',
+      'communication',
+    ] as const
+  )
+    .filter((key) => key !== 'communication' || m[key] > 0)
+    .map((key) => [`  ${key}`, gib(m[key], 2) + (key === largest ? '  <- largest' : '')])
   const lines = [
     `${plan.mode.toUpperCase()} plan for ${plan.hardware.summary}`,
     `${plan.workload.description}`,

@@ -19,8 +19,8 @@ export const FIT_BANDS: Record<RunKind, FitBand> = {
   lora: { under: 0.3, over: 0.14, rows: 46 },
   qlora: { under: 0.5, over: 0, rows: 13 },
   'full-multi-gpu': { under: 1.44, over: 0, rows: 2 },
-  'lora-multi-gpu': { under: 0.11, over: 0.3, rows: 11 },
-  'qlora-multi-gpu': { under: 0, over: 0.12, rows: 1 },
+  'lora-multi-gpu': { under: 0.11, over: 0.09, rows: 11 },
+  'qlora-multi-gpu': { under: 0.04, over: 0, rows: 1 },
 }
 
 /**

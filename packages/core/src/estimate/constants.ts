@@ -62,7 +62,7 @@ export const CUDA_CONTEXT_BYTES = {
  * allocated peak. Fitted (`fitTuning` in validation-fit.ts, median absolute error) to the dataset's nvidia-smi and
  * max_memory_reserved rows; `validation.test.ts` checks it is the fitted value.
  */
-export const ALLOCATOR_FRAGMENTATION = 0.24
+export const ALLOCATOR_FRAGMENTATION = 0.26
 
 /**
  * Share of the dense tensor-core (or vector) peak that matrix multiplies reach in training, with data-parallel
@@ -71,7 +71,7 @@ export const ALLOCATOR_FRAGMENTATION = 0.24
  * NVLink scaling; cuBLAS GEMMs of large transformer shapes run at 80-90% of peak on A100. `validation.test.ts`
  * checks it is the fitted value.
  */
-export const MATMUL_EFFICIENCY = 0.86
+export const MATMUL_EFFICIENCY = 0.82
 
 /** Share of the peak memory bandwidth element-wise kernels reach (STREAM-like kernels on A100/H100: 80-90%). */
 export const BANDWIDTH_EFFICIENCY = 0.8
@@ -120,3 +120,36 @@ export const OPTIMIZER_KERNELS_PER_TENSOR = 12
  * third of the eager launches.
  */
 export const COMPILED_KERNEL_SHARE = 1 / 3
+
+/**
+ * Device memory of one NCCL (or RCCL) connection: a FIFO for each of its three protocols, LL
+ * (`8 lines x 512 threads x 8 steps x 16 B` = 512 KiB), LL128 (`120 x 640 x 8 x 8 B` = 4,800 KiB) and Simple
+ * (`NCCL_BUFFSIZE`, 4 MiB): NCCL's `DEFAULT_LL_BUFFSIZE`, `DEFAULT_LL128_BUFFSIZE` and `DEFAULT_BUFFSIZE` in
+ * src/init.cc, 9.19 MiB per connection in all.
+ */
+export const NCCL_CONNECTION_BYTES = 512 * 2 ** 10 + 4800 * 2 ** 10 + 4 * 2 ** 20
+
+/**
+ * Connections whose buffers a rank holds per channel for the collectives of data parallelism: the ring receives
+ * from one neighbour and sends to the other whatever the number of ranks ("Ring uses a limited amount of memory as
+ * it only has 2 connections regardless of the scale", NVIDIA/nccl#986), with the buffers on the receiving side,
+ * and the tree adds its parent and its child.
+ */
+export const NCCL_CONNECTIONS_PER_CHANNEL = 3
+
+/**
+ * Channels NCCL opens per link: two per NVLink ("we need to launch 2 CTAs per NVLink in order to saturate the BW",
+ * NVIDIA/nccl#1703), up to NCCL's 32: 12 on a V100 SXM2 (6 NVLinks), 24 on an A100 SXM4 (12), 32 on Hopper and
+ * later (18; NVIDIA/nccl#1685 logs 32 on 8 H100, and an H800 with 8 NVLinks logs "16 coll channels",
+ * NVIDIA/nccl#892); AMD's Infinity Fabric 2 per xGMI link (7 on an MI300X). Over PCIe or shared memory NCCL opens 2
+ * (channels 00 and 01 "via SHM", NVIDIA/nccl-tests#228).
+ */
+export const NCCL_CHANNELS = { volta: 12, ampere: 24, hopperAndLater: 32, xgmi: 14, pcie: 2 } as const
+
+/**
+ * Elements of each of the two gradient buckets DeepSpeed ZeRO-1 and ZeRO-2 reduce through
+ * (`contiguous_gradients` with `overlap_comm` allocates two `reduce_bucket_size` buffers in the gradients' type
+ * during backward), per hidden size: `rigfit export` writes `reduce_bucket_size` as hidden x hidden, the value the
+ * Hugging Face integration fills `"auto"` with.
+ */
+export const ZERO_REDUCE_BUCKET_PER_HIDDEN_SQUARED = 1

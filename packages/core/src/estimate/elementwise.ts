@@ -29,6 +29,9 @@ export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, 
   const residualAdds = 2 * 3 * ctx.residualBytes * h
   const topK = spec.experts?.topK ?? 1
   const activation = (spec.mlp === 'gelu' ? 2 : 5) * a * spec.ffn * topK
+  // Routing gathers each token's hidden state into its top-k experts and adds their weighted outputs back:
+  // a read and a write per copy each way, the weight product, and the zeroed output they are added into.
+  const routing = spec.experts ? (5 * topK + 1) * a * h : 0
   const dropout = spec.hiddenDropout > 0 ? 2 * (2 * a + 1) * h : 0
   // Eager attention materialises the scores: scale, mask, softmax in fp32 and its cast back, per head and key.
   const scores = ctx.attention === 'eager' ? spec.heads * seq * (6 * a + 8) : 0
@@ -39,6 +42,6 @@ export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, 
     for (const target of new Set(ctx.lora.targets)) adapters += 5 * a * (widths[target] ?? h)
   }
   const forward =
-    norms + rope + repeatKv + mergeHeads + residualAdds + activation + dropout + scores + adapters
+    norms + rope + repeatKv + mergeHeads + residualAdds + activation + routing + dropout + scores + adapters
   return 3 * forward
 }

@@ -6,6 +6,7 @@ import {
   blockBackwardWorkspace,
   normBytes,
 } from './activations.js'
+import { communicationBytes } from './communication.js'
 import { fitVerdict, runKind } from './confidence.js'
 import {
   ALLOCATOR_FRAGMENTATION,
@@ -19,6 +20,7 @@ import {
   NF4_BYTES_PER_PARAM,
   PCIE_EFFECTIVE_GBS,
   UNFUSED_OPTIMIZER_TRAFFIC_FACTOR,
+  ZERO_REDUCE_BUCKET_PER_HIDDEN_SQUARED,
 } from './constants.js'
 import { cudaContextBytes, devicePeakTflops } from './device.js'
 import { eagerElementwiseBytes } from './elementwise.js'
@@ -80,7 +82,6 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   const fp32 = precision === 'fp32'
   const mixed = precision === 'fp16-mixed' || precision === 'bf16-mixed'
   const e = fp32 ? 4 : 2
-  const residualBytes = mixed || fp32 ? 4 : 2
   // Without an explicit sharding, offloading is ZeRO-Offload: optimizer on the host, gradients reduced to it.
   const stage = input.offload !== 'none' && input.sharding === 'none' ? 2 : SHARD_STAGE[input.sharding]
   const sharded = stage > 0
@@ -88,6 +89,8 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   // copy in the optimizer; autocast keeps the fp32 model and casts per op.
   const weightBytes = fp32 || (mixed && !sharded) ? 4 : 2
   const gradBytes = fp32 || (mixed && !sharded) ? 4 : 2
+  // The residual stream is the working model's type: fp32 under autocast, 16-bit when the working weights are.
+  const residualBytes = fp32 || (mixed && !sharded) ? 4 : 2
   const masterBytes = mixed && sharded ? 4 : 0
   const stateBytes = fp32 || mixed ? 4 : 2
 
@@ -137,6 +140,9 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   // A quantised layer is dequantised to 16-bit for its matmul, one layer at a time.
   const dequantBuffer =
     !fullTraining && input.quant !== 'none' ? 2 * Math.max(h * spec.ffn, h * spec.heads * spec.headDim) : 0
+  // DeepSpeed ZeRO-1/2 reduce the gradients through two 16-bit buckets during backward (ZeRO-3 and FSDP reduce
+  // per gathered block, counted with the gathered weights).
+  const reduceBuckets = stage === 1 || stage === 2 ? 2 * ZERO_REDUCE_BUCKET_PER_HIDDEN_SQUARED * h * h * 2 : 0
 
   // Activations of the micro-batch.
   const tokens = input.microBatch * input.seq
@@ -199,7 +205,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   // The two peaks: start of backward (everything saved plus the loss) and the optimizer step.
   const persistent = weights + optimizer + ddpBuckets
   const gradsDuringForward = input.gradAccum > 1 ? gradients : 0
-  const backwardExtras = autocastCopies + gathered + dequantBuffer
+  const backwardExtras = autocastCopies + gathered + dequantBuffer + reduceBuckets
   const backwardPeak =
     persistent + gradsDuringForward + backwardExtras + activations + Math.max(logits, workspace)
   const stepPeak = persistent + gradients + stepTemporaries
@@ -211,7 +217,8 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   const context =
     input.cudaContextBytes ??
     (device ? cudaContextBytes(device) : cudaContextBytes({ kind: 'cuda', computeCapability: null }))
-  const totalBytes = reserved + context
+  const communication = communicationBytes(input, device)
+  const totalBytes = reserved + context + communication
   const other = ddpBuckets + Math.max(backwardExtras + Math.max(0, workspace - logits), stepTemporaries)
 
   const capacity = device ? device.vramBytes : null
@@ -301,6 +308,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
       peakAllocated: Math.round(peakAllocated),
       reserved: Math.round(reserved),
       cudaContext: Math.round(context),
+      communication: Math.round(communication),
       total: Math.round(totalBytes),
     },
     host: { total: Math.round(host) },

@@ -7,16 +7,30 @@ import { COMPILED_KERNEL_SHARE, OPTIMIZER_KERNELS_PER_TENSOR } from './constants
  * autocast's cast of each fp32 weight), rotary embeddings, the key/value repeat of grouped-query attention, the
  * attention itself, the MLP's activation, and the residual adds.
  */
-export function forwardKernelsPerBlock(spec: ModelSpec, autocast: boolean): number {
+export function forwardKernelsPerBlock(spec: ModelSpec, autocast: boolean, quantized = false): number {
   const norms = 2 * (spec.norm === 'rmsnorm' ? 7 : 1)
   const gated = spec.mlp !== 'gelu'
-  const linears = (4 + (gated ? 3 : 2) * (spec.experts?.topK ?? 1)) * (autocast ? 2 : 1)
+  // Hugging Face's sparse MoE blocks loop over the experts, each running its own MLP on the tokens routed to it.
+  const mlps = spec.experts?.count ?? 1
+  const linearLayers = 4 + (gated ? 3 : 2) * mlps
+  // A 4-bit or 8-bit base dequantises each linear's weight in a kernel of its own before the matmul.
+  const linears = linearLayers * (autocast ? 2 : 1) + (quantized ? linearLayers : 0)
   const rope = spec.positions === 'rope' ? 10 : 0
   const repeatKv = spec.kvHeads < spec.heads ? 2 : 0
-  const activation = gated ? 2 : 1
-  const router = spec.experts ? 4 : 0
-  return norms + linears + rope + repeatKv + activation + router + 2 + 1
+  const activation = (gated ? 2 : 1) * mlps
+  const routing = spec.experts ? ROUTER_KERNELS + spec.experts.count * KERNELS_PER_ROUTED_EXPERT : 0
+  return norms + linears + rope + repeatKv + activation + routing + 2 + 1
 }
+
+/** The router of a sparse MoE block: its linear, the fp32 softmax, top-k, renormalisation, cast and expert mask. */
+const ROUTER_KERNELS = 8
+
+/**
+ * Kernels each expert adds around its MLP in the Hugging Face loop: finding its tokens (`torch.where` on the
+ * expert mask), gathering their hidden states, indexing and applying their routing weights, and `index_add_` of
+ * the result into the block's output.
+ */
+const KERNELS_PER_ROUTED_EXPERT = 6
 
 /** Eager attention: scores, scale, mask, softmax and the weighted sum; SDPA and FlashAttention are one kernel. */
 const ATTENTION_KERNELS = { eager: 5, sdpa: 1, flash: 1 } as const
@@ -31,7 +45,8 @@ const LORA_FORWARD_KERNELS = 4
 export function kernelsPerMicroStep(input: EstimateInput): number {
   const spec = input.model
   const autocast = input.precision.endsWith('-mixed')
-  let forward = forwardKernelsPerBlock(spec, autocast) + ATTENTION_KERNELS[input.attention] - 1
+  const quantized = input.lora !== null && input.quant !== 'none'
+  let forward = forwardKernelsPerBlock(spec, autocast, quantized) + ATTENTION_KERNELS[input.attention] - 1
   if (input.lora) forward += new Set(input.lora.targets).size * (LORA_FORWARD_KERNELS + (autocast ? 2 : 0))
   const perBlock = forward * (3 + (input.gradCheckpointing ? 3 : 0))
   const outside = 3 * 8

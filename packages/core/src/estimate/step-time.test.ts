@@ -168,3 +168,37 @@ describe('logits upcast before the loss', () => {
     }
   })
 })
+
+describe('mixtures of experts and quantised bases', () => {
+  const moe = MODEL_CATALOG.filter((spec) => spec.experts)
+
+  it('launch every expert of the Hugging Face loop, with more work around it the more experts there are', () => {
+    expect(moe.length).toBeGreaterThan(0)
+    for (const spec of moe) {
+      const experts = spec.experts as NonNullable<ModelSpec['experts']>
+      const fewer = { ...spec, experts: { ...experts, count: experts.count / 2 } }
+      expect(forwardKernelsPerBlock(spec, true), spec.id).toBeGreaterThan(forwardKernelsPerBlock(fewer, true))
+      // The same top-k and widths without experts: one MLP and no router.
+      const dense = { ...spec, experts: null }
+      expect(forwardKernelsPerBlock(spec, true), spec.id).toBeGreaterThan(
+        forwardKernelsPerBlock(dense, true) + experts.count,
+      )
+      const ctx: ElementwiseContext = { elementBytes: 2, residualBytes: 4, attention: 'sdpa', lora: null }
+      const routed = eagerElementwiseBytes(spec, ctx, 1024) - eagerElementwiseBytes(dense, ctx, 1024)
+      // Each token's hidden state goes to its top-k experts and back, forward and backward.
+      expect(routed, spec.id).toBeGreaterThanOrEqual(3 * experts.topK * 4 * 2 * spec.hidden)
+    }
+  })
+
+  it('dequantise every quantised linear in a kernel of its own', () => {
+    for (const spec of decoders) {
+      const lora = { rank: 16, targets: ['q', 'v'] as ('q' | 'v')[], dropout: 0 }
+      const plain = kernelsPerMicroStep(input({ model: spec, lora }))
+      for (const quant of ['nf4', 'int8'] as const) {
+        const quantised = kernelsPerMicroStep(input({ model: spec, lora, quant }))
+        const linears = 4 + (spec.mlp === 'gelu' ? 2 : 3) * (spec.experts?.count ?? 1)
+        expect(quantised - plain, `${spec.id} ${quant}`).toBe(3 * spec.layers * linears)
+      }
+    }
+  })
+})

@@ -113,7 +113,12 @@ export const MemoryBreakdown = z.object({
   /** What the caching allocator holds at the peak (torch.cuda.max_memory_reserved()). */
   reserved: Bytes,
   cudaContext: Bytes,
-  /** What nvidia-smi would show for the process: reserved plus context. */
+  /**
+   * What NCCL (RCCL) holds outside the caching allocator for a job of several ranks: its protocol buffers per
+   * channel. Absent from plans written before it was counted, which read as 0.
+   */
+  communication: Bytes.default(0),
+  /** What nvidia-smi would show for the process: reserved plus context plus communication buffers. */
   total: Bytes,
 })
 export type MemoryBreakdown = z.infer<typeof MemoryBreakdown>

@@ -1,5 +1,6 @@
 import type { EstimateDevice, EstimateInput } from '../schemas/index.js'
 import { NCCL_CHANNELS, NCCL_CONNECTION_BYTES, NCCL_CONNECTIONS_PER_CHANNEL } from './constants.js'
+import { computeCapabilityNumber } from './device.js'
 
 /** Channels NCCL opens between the ranks of a node over the link, by NVLink generation (NCCL_CHANNELS). */
 function ncclChannels(
@@ -8,7 +9,7 @@ function ncclChannels(
 ) {
   if (interconnect === 'xgmi') return NCCL_CHANNELS.xgmi
   if (interconnect !== 'nvlink') return NCCL_CHANNELS.pcie
-  const major = Number.parseFloat(device.computeCapability ?? '')
+  const major = computeCapabilityNumber(device.computeCapability)
   if (!Number.isFinite(major) || major >= 9) return NCCL_CHANNELS.hopperAndLater
   return major >= 8 ? NCCL_CHANNELS.ampere : NCCL_CHANNELS.volta
 }

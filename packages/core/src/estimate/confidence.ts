@@ -42,8 +42,10 @@ export function fallbackBand(bands: Record<RunKind, FitBand>, kind?: RunKind): F
 
 /** Full training, LoRA or a quantised base (QLoRA), on one GPU or on several. */
 export function runKind(input: Pick<EstimateInput, 'lora' | 'quant' | 'gpus' | 'nodes'>): RunKind {
-  const method = input.lora === null ? 'full' : input.quant === 'none' ? 'lora' : 'qlora'
-  return input.gpus * input.nodes > 1 ? (`${method}-multi-gpu` as RunKind) : method
+  const multi = input.gpus * input.nodes > 1
+  if (input.lora === null) return multi ? 'full-multi-gpu' : 'full'
+  if (input.quant === 'none') return multi ? 'lora-multi-gpu' : 'lora'
+  return multi ? 'qlora-multi-gpu' : 'qlora'
 }
 
 /**

@@ -19,11 +19,25 @@ export function devicePeakTflops(device: EstimateDevice, precision: Precision, t
   return tensor
 }
 
+// A handful of distinct capabilities, read by every estimate: each string is parsed once.
+const majorCache = new Map<string, number>()
+
+/** The compute capability as a number (`"8.6"` -> 8.6); NaN when unknown. */
+export function computeCapabilityNumber(computeCapability: string | null): number {
+  if (computeCapability === null) return Number.NaN
+  let major = majorCache.get(computeCapability)
+  if (major === undefined) {
+    major = Number.parseFloat(computeCapability)
+    majorCache.set(computeCapability, major)
+  }
+  return major
+}
+
 /** Bytes of the CUDA/HIP context and loaded kernels, outside the caching allocator; none for CPU and MPS. */
 export function cudaContextBytes(device: Pick<EstimateDevice, 'kind' | 'computeCapability'>): number {
   if (device.kind === 'rocm') return CUDA_CONTEXT_BYTES.rocm
   if (device.kind !== 'cuda') return 0
-  const major = Number.parseFloat(device.computeCapability ?? '')
+  const major = computeCapabilityNumber(device.computeCapability)
   if (!Number.isFinite(major)) return CUDA_CONTEXT_BYTES.ampereAda
   if (major >= 9) return CUDA_CONTEXT_BYTES.hopperAndLater
   if (major >= 8) return CUDA_CONTEXT_BYTES.ampereAda

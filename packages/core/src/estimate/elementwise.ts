@@ -1,3 +1,4 @@
+import { distinctTargets, loraOutWidth } from '../model/lora-shapes.js'
 import type { Attention, LoraSpec, ModelSpec } from '../schemas/index.js'
 
 export interface ElementwiseContext {
@@ -37,9 +38,8 @@ export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, 
   const scores = ctx.attention === 'eager' ? spec.heads * seq * (6 * a + 8) : 0
   let adapters = 0
   if (ctx.lora) {
-    const widths: Record<string, number> = { q, k: kv, v: kv, o: h, gate: spec.ffn, up: spec.ffn, down: h }
     // Each adapter's output is scaled and added to its base layer's.
-    for (const target of new Set(ctx.lora.targets)) adapters += 5 * a * (widths[target] ?? h)
+    for (const target of distinctTargets(ctx.lora.targets)) adapters += 5 * a * loraOutWidth(spec, target)
   }
   const forward =
     norms + rope + repeatKv + mergeHeads + residualAdds + activation + routing + dropout + scores + adapters

@@ -1,3 +1,4 @@
+import { distinctTargets } from '../model/lora-shapes.js'
 import type { EstimateInput, ModelSpec } from '../schemas/index.js'
 import { COMPILED_KERNEL_SHARE, OPTIMIZER_KERNELS_PER_TENSOR } from './constants.js'
 
@@ -47,7 +48,8 @@ export function kernelsPerMicroStep(input: EstimateInput): number {
   const autocast = input.precision.endsWith('-mixed')
   const quantized = input.lora !== null && input.quant !== 'none'
   let forward = forwardKernelsPerBlock(spec, autocast, quantized) + ATTENTION_KERNELS[input.attention] - 1
-  if (input.lora) forward += new Set(input.lora.targets).size * (LORA_FORWARD_KERNELS + (autocast ? 2 : 0))
+  if (input.lora)
+    forward += distinctTargets(input.lora.targets).length * (LORA_FORWARD_KERNELS + (autocast ? 2 : 0))
   const perBlock = forward * (3 + (input.gradCheckpointing ? 3 : 0))
   const outside = 3 * 8
   const kernels = spec.layers * perBlock + outside
@@ -57,7 +59,7 @@ export function kernelsPerMicroStep(input: EstimateInput): number {
 /** Parameter tensors one block trains: its linear weights (and biases), its norms' weights (and biases). */
 function trainableTensorsPerBlock(input: EstimateInput): number {
   const spec = input.model
-  if (input.lora) return 2 * new Set(input.lora.targets).size
+  if (input.lora) return 2 * distinctTargets(input.lora.targets).length
   const gated = spec.mlp !== 'gelu'
   const linears = 4 + (gated ? 3 : 2) * (spec.experts?.count ?? 1)
   const biases = spec.bias === 'all' ? linears : spec.bias === 'qkv' ? 3 : 0

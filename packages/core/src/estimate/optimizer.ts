@@ -1,3 +1,4 @@
+import { distinctTargets, loraCopies, loraInWidth, loraOutWidth } from '../model/lora-shapes.js'
 import type { LoraSpec, ModelSpec, Optimizer } from '../schemas/index.js'
 import { ADAM_8BIT_BYTES_PER_PARAM } from './constants.js'
 
@@ -18,19 +19,10 @@ export function adafactorStateElements(
   const gated = spec.mlp !== 'gelu'
   if (lora) {
     // Each adapter is two matrices, rank x in and out x rank.
-    const widths: Record<string, [number, number, number]> = {
-      q: [h, q, 1],
-      k: [h, kv, 1],
-      v: [h, kv, 1],
-      o: [q, h, 1],
-      gate: [h, f, gated ? experts : 0],
-      up: [h, f, experts],
-      down: [f, h, experts],
-    }
     let perLayer = 0
-    for (const target of new Set(lora.targets)) {
-      const [inWidth, outWidth, copies] = widths[target] as [number, number, number]
-      perLayer += copies * (2 * lora.rank + inWidth + outWidth)
+    for (const target of distinctTargets(lora.targets)) {
+      const copies = loraCopies(spec, target)
+      perLayer += copies * (2 * lora.rank + loraInWidth(spec, target) + loraOutWidth(spec, target))
     }
     return spec.layers * perLayer
   }

@@ -1,5 +1,6 @@
 import type { LoraSpec } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
+import { distinctTargets, loraCopies, loraInWidth, loraOutWidth } from './lora-shapes.js'
 
 /** Parameter counts of a model's parts, in elements. */
 export interface ModelParts {
@@ -29,31 +30,11 @@ export interface ParamCounts {
   perLayer: number
 }
 
-/** Widths of the linear layers a LoRA target names, as [in, out, copies per layer]. */
-function loraShapes(spec: ModelSpec): Record<LoraSpec['targets'][number], [number, number, number]> {
-  const q = spec.heads * spec.headDim
-  const kv = spec.kvHeads * spec.headDim
-  const experts = spec.experts?.count ?? 1
-  const gated = spec.mlp !== 'gelu'
-  return {
-    q: [spec.hidden, q, 1],
-    k: [spec.hidden, kv, 1],
-    v: [spec.hidden, kv, 1],
-    o: [q, spec.hidden, 1],
-    gate: [spec.hidden, spec.ffn, gated ? experts : 0],
-    up: [spec.hidden, spec.ffn, experts],
-    down: [spec.ffn, spec.hidden, experts],
-  }
-}
-
 /** Adapter parameters LoRA adds to one block: rank x (in + out) for each wrapped linear layer. */
 export function loraParamsPerLayer(spec: ModelSpec, lora: Pick<LoraSpec, 'rank' | 'targets'>): number {
-  const shapes = loraShapes(spec)
   let count = 0
-  for (const target of new Set(lora.targets)) {
-    const [inWidth, outWidth, copies] = shapes[target]
-    count += lora.rank * (inWidth + outWidth) * copies
-  }
+  for (const target of distinctTargets(lora.targets))
+    count += lora.rank * (loraInWidth(spec, target) + loraOutWidth(spec, target)) * loraCopies(spec, target)
   return count
 }
 

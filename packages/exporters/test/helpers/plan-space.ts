@@ -84,6 +84,20 @@ export function catalogMachines(entries: GpuCatalogEntry[]): SweptMachine[] {
   )
 }
 
+/**
+ * The entries of a CUDA catalog whose compute capability lies in [from, below): a large catalog is swept in a few
+ * files, one per GPU generation, so the files share the cores and none runs for long.
+ */
+export function generation(entries: GpuCatalogEntry[], from: number, below: number): GpuCatalogEntry[] {
+  const capability = (entry: GpuCatalogEntry) => Number.parseFloat(entry.computeCapability)
+  // Every entry must fall in one generation, or the files would sweep less than the catalog between them.
+  const unread = entries.filter((entry) => Number.isNaN(capability(entry)))
+  if (unread.length > 0) throw new Error(`no compute capability: ${unread.map((e) => e.id).join(', ')}`)
+  const picked = entries.filter((entry) => capability(entry) >= from && capability(entry) < below)
+  if (picked.length === 0) throw new Error(`no catalog entry of compute capability [${from}, ${below})`)
+  return picked
+}
+
 /** `rigfit plan --instance ID` for every cloud preset, and a GPU-less 64 GiB machine (`--ram 64`). */
 export function presetAndCpuMachines(): SweptMachine[] {
   return [

@@ -1,4 +1,0 @@
-import { CATALOGS, catalogMachines } from '../helpers/plan-space.js'
-import { describeSweep } from '../helpers/sweep-suite.js'
-
-describeSweep('datacenter catalog', () => catalogMachines(CATALOGS.datacenter))

@@ -1,7 +1,12 @@
 export { type ActivationContext, blockActivationBytes, blockBackwardWorkspace } from './activations.js'
 export { FIT_BANDS, type FitBand, fallbackBand, fitVerdict, runKind } from './confidence.js'
 export * as ESTIMATE_CONSTANTS from './constants.js'
-export { cudaContextBytes, deviceFromCatalogEntry, devicePeakTflops } from './device.js'
+export {
+  computeCapabilityNumber,
+  cudaContextBytes,
+  deviceFromCatalogEntry,
+  devicePeakTflops,
+} from './device.js'
 export { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
 export { type FlopsOptions, flopsPerToken, matmulParamsPerToken } from './flops.js'
 export { adafactorStateElements, optimizerStateBytes } from './optimizer.js'

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import {
   CLOUD_PRESETS,
+  computeCapabilityNumber,
   type Decisions,
   decide,
   deriveFacts,
@@ -89,7 +90,7 @@ export function catalogMachines(entries: GpuCatalogEntry[]): SweptMachine[] {
  * files, one per GPU generation, so the files share the cores and none runs for long.
  */
 export function generation(entries: GpuCatalogEntry[], from: number, below: number): GpuCatalogEntry[] {
-  const capability = (entry: GpuCatalogEntry) => Number.parseFloat(entry.computeCapability)
+  const capability = (entry: GpuCatalogEntry) => computeCapabilityNumber(entry.computeCapability)
   // Every entry must fall in one generation, or the files would sweep less than the catalog between them.
   const unread = entries.filter((entry) => Number.isNaN(capability(entry)))
   if (unread.length > 0) throw new Error(`no compute capability: ${unread.map((e) => e.id).join(', ')}`)

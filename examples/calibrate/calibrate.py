@@ -222,6 +222,8 @@ def rows_for(cfg: Config, result: dict, gpu: dict, env: str, source_url: str) ->
     }
     if cfg.lora_rank:
         settings["lora"] = {"rank": cfg.lora_rank, "targets": cfg.lora_targets, "dropout": 0}
+        # decoder.LoRALinear makes its adapters in the base's type (not PEFT's fp32 adapters).
+        settings["adapterDtype"] = "model"
     gpu_slug = re.sub(r"[^a-z0-9]+", "-", gpu["name"].lower()).strip("-")
     rows = []
     for metric, value in result.items():

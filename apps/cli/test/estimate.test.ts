@@ -102,6 +102,35 @@ describe('rigfit estimate', () => {
     expect(upcast.perDevice.weights).toBe(bf16.perDevice.weights)
   })
 
+  it("--adapter-dtype: PEFT's fp32 adapters on a bf16 base need more memory and run slower than LitGPT's bf16 ones", () => {
+    const args = [
+      '--model',
+      'qwen2.5-1.5b',
+      '--seq',
+      '1024',
+      '--micro-batch',
+      '2',
+      '--precision',
+      'bf16-true',
+    ]
+    const lora = [...args, '--lora-rank', '16', '--lora-targets', 'q,k,v,o', '--gpu', 'RTX 4090']
+    const json = (...extra: string[]) =>
+      EstimateResult.parse(JSON.parse(rigfit(...lora, ...extra, '--json').stdout))
+    const peft = json()
+    expect(json('--adapter-dtype', 'fp32')).toEqual(peft)
+    const litgpt = json('--adapter-dtype', 'model')
+    expect(peft.perDevice.gradients).toBe(2 * litgpt.perDevice.gradients)
+    expect(peft.perDevice.activations).toBeGreaterThan(litgpt.perDevice.activations)
+    expect(peft.throughput?.tokensPerSecond).toBeLessThan(litgpt.throughput?.tokensPerSecond ?? 0)
+    const bad = rigfit(...lora, '--adapter-dtype', 'bf16')
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toMatch(/adapter-dtype/)
+    expect(bad.stderr).toMatch(/fp32, model/)
+    const noLora = rigfit(...args, '--adapter-dtype', 'model')
+    expect(noLora.code).not.toBe(0)
+    expect(noLora.stderr).toMatch(/lora-rank/)
+  })
+
   it('lists the catalog', () => {
     const out = JSON.parse(rigfit('--list-models', '--json').stdout)
     expect(out.models.map((m: { id: string }) => m.id)).toContain('mixtral-8x7b')

@@ -96,8 +96,8 @@ describe('plan, explain and export keep what the user pinned', () => {
 })
 
 describe('when nothing fits, the smallest changes that would, each planned for real', () => {
-  // LoRA on an 8B model at 1024 tokens: the 16-bit base alone is most of the balanced budget of a 24 GB card.
-  const asked = ['--gpu', 'RTX 4090', '--model', 'llama-3-8b', '--method', 'lora', '--seq', '1024']
+  // LoRA on an 8B model at 2048 tokens: the 16-bit base alone is most of the balanced budget of a 24 GB card.
+  const asked = ['--gpu', 'RTX 4090', '--model', 'llama-3-8b', '--method', 'lora', '--seq', '2048']
 
   it('names each change with its predicted memory, shows the nearest plan, exits 10', () => {
     const text = rigfit(['plan', ...asked])

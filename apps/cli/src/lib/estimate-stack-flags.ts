@@ -3,8 +3,8 @@ import type { EstimateInput } from '@rigfit/core'
 
 /**
  * `rigfit estimate` flags that describe the software stack a run uses rather than its settings: how the optimizer
- * step and the loss are implemented, what the CUDA context weighs, what the 4-bit layers and FSDP keep, and
- * whether the model is compiled. Each defaults to the current stack; validation rows set them only where their
+ * step and the loss are implemented, what the CUDA context weighs, what the 4-bit layers and FSDP keep, which
+ * type the LoRA adapters train in, and whether the model is compiled. Each defaults to the current stack; validation rows set them only where their
  * source states the stack.
  */
 export const stackFlags = {
@@ -17,6 +17,12 @@ export const stackFlags = {
       'The 4-bit layers keep their inputs for backward, as bitsandbytes did before 0.43.2. Default: off (current bitsandbytes keeps only the packed weight).',
     dependsOn: ['quant'],
   }),
+  'adapter-dtype': Flags.option({
+    options: ['fp32', 'model'] as const,
+    description:
+      "The type LoRA adapters train in on a bf16-true or fp16-true base: fp32 as PEFT keeps them (each adapted layer casts its input to fp32 and keeps that copy), or model as LitGPT keeps them (the base's 16-bit type). Default: fp32 (PEFT, which every rigfit export uses). Autocast and fp32 runs train fp32 adapters either way.",
+    dependsOn: ['lora-rank'],
+  })(),
   'optimizer-impl': Flags.option({
     options: ['fused', 'foreach', 'per-tensor'] as const,
     description:
@@ -42,6 +48,7 @@ export const stackFlags = {
 }
 
 interface StackFlagValues {
+  'adapter-dtype'?: EstimateInput['adapterDtype'] | undefined
   'optimizer-impl'?: EstimateInput['optimizerImpl'] | undefined
   'quant-keeps-inputs'?: boolean | undefined
   'frozen-stays-gathered'?: boolean | undefined
@@ -52,6 +59,7 @@ interface StackFlagValues {
 /** The estimator inputs the stack flags that were given override. */
 export function stackInput(flags: StackFlagValues): Partial<EstimateInput> {
   return {
+    ...(flags['adapter-dtype'] ? { adapterDtype: flags['adapter-dtype'] } : {}),
     ...(flags['optimizer-impl'] ? { optimizerImpl: flags['optimizer-impl'] } : {}),
     ...(flags['quant-keeps-inputs'] ? { quantKeepsInputs: true } : {}),
     ...(flags['frozen-stays-gathered'] ? { frozenStaysGathered: true } : {}),

@@ -16,24 +16,45 @@ export interface ActivationContext {
    * input requires a gradient, trained weight or not (bitsandbytes before 0.43.2).
    */
   quantKeepsInputs?: boolean
+  /**
+   * Bytes per element of the copy of its input each adapter keeps when the adapters train in another type than
+   * the base (PEFT's fp32 adapters on a 16-bit model: 4); null when they share the base's input.
+   */
+  adapterInputBytes?: number | null
 }
 
 type Target = LoraSpec['targets'][number]
 
 /**
- * Does backward keep the input of this linear layer? PyTorch's linear keeps it only when its weight (or its LoRA
- * adapter) trains. bitsandbytes' `MatMul4Bit.forward` before 0.43.2 kept it (`ctx.tensors = (A, B)`) whenever any
- * input needed a gradient, so every 4-bit layer of a LoRA model kept its input; 0.43.2 keeps only the packed weight.
+ * Bytes backward keeps of the input that these linear layers share, per element of width `width`. PyTorch's
+ * linear keeps its input only when its weight (or its LoRA adapter) trains. bitsandbytes' `MatMul4Bit.forward`
+ * before 0.43.2 kept it (`ctx.tensors = (A, B)`) whenever any input needed a gradient, so every 4-bit layer of a
+ * LoRA model kept its input; 0.43.2 keeps only the packed weight. Adapters in another type than the base each cast
+ * the input and keep their own copy; adapters behind a dropout keep the dropped copy instead (`loraDropoutBytes`).
  */
-function needsInput(ctx: ActivationContext, target: Target): boolean {
-  if (ctx.fullTraining || ctx.quantKeepsInputs) return true
-  return ctx.lora !== null && ctx.lora.dropout === 0 && ctx.lora.targets.includes(target)
+function keptInputBytes(ctx: ActivationContext, targets: readonly Target[], width: number): number {
+  if (ctx.fullTraining) return width * ctx.elementBytes
+  const shared = ctx.quantKeepsInputs || (!ctx.adapterInputBytes && adaptedWithoutDropout(ctx, targets) > 0)
+  return adapterCastBytes(ctx, targets, width) + (shared ? width * ctx.elementBytes : 0)
+}
+
+/** The copies adapters in another type than the base cast of their input and keep, one per adapted layer. */
+function adapterCastBytes(ctx: ActivationContext, targets: readonly Target[], width: number): number {
+  return ctx.adapterInputBytes ? adaptedWithoutDropout(ctx, targets) * width * ctx.adapterInputBytes : 0
+}
+
+function adaptedWithoutDropout(ctx: ActivationContext, targets: readonly Target[]): number {
+  const lora = ctx.lora
+  if (!lora || lora.dropout > 0) return 0
+  let adapted = 0
+  for (const target of targets) if (lora.targets.includes(target)) adapted++
+  return adapted
 }
 
 /** PEFT gives each adapted layer its own dropout: a dropped copy of the input and a one-byte mask per element. */
 function loraDropoutBytes(ctx: ActivationContext, target: Target, width: number): number {
   if (!ctx.lora || ctx.lora.dropout === 0 || !ctx.lora.targets.includes(target)) return 0
-  return width * (ctx.elementBytes + 1)
+  return width * ((ctx.adapterInputBytes || ctx.elementBytes) + 1)
 }
 
 /**
@@ -69,31 +90,31 @@ export function blockActivationBytes(spec: ModelSpec, ctx: ActivationContext, se
   let perToken = 2 * h * normBytes(spec, ctx)
 
   // Attention block.
-  if (needsInput(ctx, 'q') || needsInput(ctx, 'k') || needsInput(ctx, 'v')) perToken += h * e
+  perToken += keptInputBytes(ctx, ['q', 'k', 'v'], h)
   perToken += loraDropoutBytes(ctx, 'q', h) + loraDropoutBytes(ctx, 'k', h) + loraDropoutBytes(ctx, 'v', h)
   if (ctx.attention === 'eager') {
     // Q, K and V for the two batched matmuls; Hugging Face's repeat_kv expands K and V to every query head.
     perToken += 3 * qd * e
     const probs = spec.attentionDropout > 0 ? 1 + e : e === EAGER_SOFTMAX_BYTES ? 0 : e
     perToken += spec.heads * seq * (EAGER_SOFTMAX_BYTES + probs)
-    if (needsInput(ctx, 'o')) perToken += qd * e
+    perToken += keptInputBytes(ctx, ['o'], qd)
   } else {
     // Fused kernels keep Q, K, V, the output (which o_proj shares) and an fp32 log-sum-exp per head. PyTorch's
     // SDPA takes K and V expanded to every query head (Hugging Face's and LitGPT's repeat them before it);
     // FlashAttention reads them grouped.
     perToken += 2 * qd * e + 2 * (ctx.attention === 'sdpa' ? qd : kvd) * e + spec.heads * 4
+    // o_proj's input is that kept output, unless its adapter casts a copy of its own.
+    perToken += adapterCastBytes(ctx, ['o'], qd)
   }
   perToken += loraDropoutBytes(ctx, 'o', qd)
   perToken += mask * h
 
   // MLP block; with experts every token visits topK of them.
-  const gatedOrUp =
-    spec.mlp === 'gelu' ? needsInput(ctx, 'up') : needsInput(ctx, 'gate') || needsInput(ctx, 'up')
-  if (gatedOrUp) perToken += topK * h * e
+  perToken += topK * keptInputBytes(ctx, spec.mlp === 'gelu' ? ['up'] : ['gate', 'up'], h)
   perToken += topK * (loraDropoutBytes(ctx, 'gate', h) + loraDropoutBytes(ctx, 'up', h))
   // GELU keeps its input; a gated MLP keeps the gate, its activation and the up projection for the product.
   perToken += topK * f * e * (spec.mlp === 'gelu' ? 1 : 3)
-  if (needsInput(ctx, 'down')) perToken += topK * f * e
+  perToken += topK * keptInputBytes(ctx, ['down'], f)
   perToken += topK * loraDropoutBytes(ctx, 'down', f)
   if (spec.experts) {
     // Router softmax in fp32, and each expert output kept for its routing-weight product.

@@ -62,7 +62,7 @@ export const CUDA_CONTEXT_BYTES = {
  * allocated peak. Fitted (`fitTuning` in validation-fit.ts, median absolute error) to the dataset's nvidia-smi and
  * max_memory_reserved rows; `validation.test.ts` checks it is the fitted value.
  */
-export const ALLOCATOR_FRAGMENTATION = 0.26
+export const ALLOCATOR_FRAGMENTATION = 0.15
 
 /**
  * Share of the dense tensor-core (or vector) peak that matrix multiplies reach in training, with data-parallel

@@ -1,4 +1,4 @@
-import { distinctTargets, loraOutWidth } from '../model/lora-shapes.js'
+import { distinctTargets, loraInWidth, loraOutWidth } from '../model/lora-shapes.js'
 import type { Attention, LoraSpec, ModelSpec } from '../schemas/index.js'
 
 export interface ElementwiseContext {
@@ -8,6 +8,8 @@ export interface ElementwiseContext {
   residualBytes: number
   attention: Attention
   lora: Pick<LoraSpec, 'targets'> | null
+  /** Bytes of an adapter's elements: 4 for PEFT's fp32 adapters on a 16-bit base, else the activations'. */
+  adapterBytes?: number
 }
 
 /**
@@ -38,8 +40,13 @@ export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, 
   const scores = ctx.attention === 'eager' ? spec.heads * seq * (6 * a + 8) : 0
   let adapters = 0
   if (ctx.lora) {
-    // Each adapter's output is scaled and added to its base layer's.
-    for (const target of distinctTargets(ctx.lora.targets)) adapters += 5 * a * loraOutWidth(spec, target)
+    // Each adapter's output is scaled and added to its base layer's; adapters in another type also cast their
+    // input to it and the sum back.
+    const b = ctx.adapterBytes ?? a
+    for (const target of distinctTargets(ctx.lora.targets)) {
+      const out = loraOutWidth(spec, target)
+      adapters += 5 * b * out + (b === a ? 0 : (a + b) * (loraInWidth(spec, target) + out))
+    }
   }
   const forward =
     norms + rope + repeatKv + mergeHeads + residualAdds + activation + routing + dropout + scores + adapters

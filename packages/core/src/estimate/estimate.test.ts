@@ -99,11 +99,17 @@ describe('estimate: memory terms', () => {
   it('gives a frozen LoRA base no gradients and no optimizer states', () => {
     const spec = model('llama-2-7b')
     const lora = { rank: 8, targets: ['q', 'v'] as ('q' | 'v')[], dropout: 0 }
-    const r = run({ model: spec, precision: 'bf16-true', lora })
+    // LitGPT's adapters in the base's bf16: 2-byte gradients and AdamW states.
+    const r = run({ model: spec, precision: 'bf16-true', lora, adapterDtype: 'model' })
     expect(r.params.trainable).toBe(4_194_304)
     expect(r.perDevice.gradients).toBe(2 * 4_194_304)
     expect(r.perDevice.optimizer).toBe(4 * 4_194_304)
     expect(r.perDevice.weights).toBe(2 * countParams(spec, lora).total)
+    // PEFT's adapters in fp32 beside the bf16 base.
+    const peft = run({ model: spec, precision: 'bf16-true', lora })
+    expect(peft.perDevice.gradients).toBe(4 * 4_194_304)
+    expect(peft.perDevice.optimizer).toBe(8 * 4_194_304)
+    expect(peft.perDevice.weights).toBe(2 * countParams(spec).total + 4 * 4_194_304)
   })
 
   it('stores QLoRA base layers in NF4 with their quantisation constants, embeddings in 16-bit', () => {
@@ -112,7 +118,8 @@ describe('estimate: memory terms', () => {
     const r = run({ model: spec, precision: 'bf16-true', lora, quant: 'nf4' })
     const linear = 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008)
     const rest = countParams(spec).total - linear
-    expect(r.perDevice.weights).toBe(Math.round(linear * NF4_BYTES_PER_PARAM + rest * 2 + 2 * 4_194_304))
+    // The adapters are PEFT's, in fp32.
+    expect(r.perDevice.weights).toBe(Math.round(linear * NF4_BYTES_PER_PARAM + rest * 2 + 4 * 4_194_304))
     expect(NF4_BYTES_PER_PARAM).toBeCloseTo(0.5159, 3)
   })
 

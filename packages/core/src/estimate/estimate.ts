@@ -6,6 +6,7 @@ import {
   blockBackwardWorkspace,
   normBytes,
 } from './activations.js'
+import { adaptersInFp32 } from './adapter-dtype.js'
 import { communicationBytes } from './communication.js'
 import { fitVerdict, runKind } from './confidence.js'
 import {
@@ -24,7 +25,7 @@ import {
 } from './constants.js'
 import { cudaContextBytes, devicePeakTflops } from './device.js'
 import { eagerElementwiseBytes } from './elementwise.js'
-import { flopsPerToken } from './flops.js'
+import { adapterFlopsPerToken, flopsPerToken } from './flops.js'
 import { gatheredWeightBytes } from './gathered.js'
 import { kernelsPerMicroStep, optimizerStepKernels } from './kernels.js'
 import { adafactorStateElements, OPTIMIZER_STEP_TRAFFIC, optimizerStateBytes } from './optimizer.js'
@@ -87,12 +88,14 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   const sharded = stage > 0
   // Sharded mixed precision (DeepSpeed, FSDP) keeps 16-bit working weights and gradients with an fp32 master
   // copy in the optimizer; autocast keeps the fp32 model and casts per op.
-  const weightBytes = fp32 || (mixed && !sharded) ? 4 : 2
-  const gradBytes = fp32 || (mixed && !sharded) ? 4 : 2
+  // PEFT's adapters on a true 16-bit base train in fp32: their weights, gradients and states are fp32.
+  const fp32Adapters = adaptersInFp32(input)
+  const weightBytes = fp32 || (mixed && !sharded) || fp32Adapters ? 4 : 2
+  const gradBytes = weightBytes
   // The residual stream is the working model's type: fp32 under autocast, 16-bit when the working weights are.
   const residualBytes = fp32 || (mixed && !sharded) ? 4 : 2
   const masterBytes = mixed && sharded ? 4 : 0
-  const stateBytes = fp32 || mixed ? 4 : 2
+  const stateBytes = fp32 || mixed || fp32Adapters ? 4 : 2
 
   // Frozen base: 16-bit (or fp32) weights, or quantised linear layers with 16-bit embeddings and norms.
   const frozenLinear = fullTraining ? 0 : spec.layers * parts.layerLinear
@@ -153,6 +156,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     fullTraining,
     lora,
     quantKeepsInputs: !fullTraining && input.quant === 'nf4' && input.quantKeepsInputs,
+    adapterInputBytes: fp32Adapters ? 4 : null,
   }
   const block = blockActivationBytes(spec, ctx, input.seq)
   const keptPerBlock = input.gradCheckpointing ? h * residualBytes : block
@@ -234,7 +238,13 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
       : hardwareFlops
     const tokensPerStep = tokens * input.gradAccum
     const efficiency = input.matmulEfficiency ?? tuning.matmulEfficiency
-    const matmulSeconds = (tokensPerStep * hardwareFlops) / (peakTflops * 1e12 * efficiency)
+    // fp32 adapters multiply at the fp32 (or TF32) rate while the 16-bit base runs on the tensor cores.
+    const fp32AdapterFlops = fp32Adapters ? adapterFlopsPerToken(spec, flopsOpts) : 0
+    const matmulSeconds =
+      (tokensPerStep *
+        ((hardwareFlops - fp32AdapterFlops) / peakTflops +
+          fp32AdapterFlops / devicePeakTflops(device, 'fp32', input.tf32))) /
+      (1e12 * efficiency)
 
     const bandwidth = device.memoryBandwidthGBs * 1e9 * BANDWIDTH_EFFICIENCY
     const recompute = input.gradCheckpointing ? 4 / 3 : 1
@@ -246,7 +256,13 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
       ? ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE * block
       : eagerElementwiseBytes(
           spec,
-          { elementBytes: e, residualBytes, attention: input.attention, lora },
+          {
+            elementBytes: e,
+            residualBytes,
+            attention: input.attention,
+            lora,
+            adapterBytes: fp32Adapters ? 4 : e,
+          },
           input.seq,
         )
     const elementwise =

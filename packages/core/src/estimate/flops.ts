@@ -32,9 +32,16 @@ export function flopsPerToken(spec: ModelSpec, seq: number, opts: FlopsOptions):
   const attentionForward = 4 * spec.layers * seq * spec.heads * spec.headDim
   const forward = 2 * n + attentionForward
   const recompute = opts.gradCheckpointing ? forward : 0
-  if (opts.lora) {
-    const adapters = spec.layers * loraParamsPerLayer(spec, opts.lora)
-    return forward + 2 * adapters + (2 * n + 2 * attentionForward + 4 * adapters) + recompute
-  }
+  if (opts.lora) return forward + 2 * n + 2 * attentionForward + recompute + adapterFlopsPerToken(spec, opts)
   return 3 * forward + recompute
+}
+
+/**
+ * The adapters' share of `flopsPerToken`: 2 FLOPs per adapter weight forward, 4 backward (input and weight
+ * gradients), 2 more when checkpointing recomputes the forward.
+ */
+export function adapterFlopsPerToken(spec: ModelSpec, opts: FlopsOptions): number {
+  if (!opts.lora) return 0
+  const adapters = spec.layers * loraParamsPerLayer(spec, opts.lora)
+  return adapters * (6 + (opts.gradCheckpointing ? 2 : 0))
 }

@@ -1,5 +1,6 @@
 import { distinctTargets } from '../model/lora-shapes.js'
 import type { EstimateInput, ModelSpec } from '../schemas/index.js'
+import { adaptersInFp32 } from './adapter-dtype.js'
 import { COMPILED_KERNEL_SHARE, OPTIMIZER_KERNELS_PER_TENSOR } from './constants.js'
 
 /**
@@ -48,8 +49,9 @@ export function kernelsPerMicroStep(input: EstimateInput): number {
   const autocast = input.precision.endsWith('-mixed')
   const quantized = input.lora !== null && input.quant !== 'none'
   let forward = forwardKernelsPerBlock(spec, autocast, quantized) + ATTENTION_KERNELS[input.attention] - 1
-  if (input.lora)
-    forward += distinctTargets(input.lora.targets).length * (LORA_FORWARD_KERNELS + (autocast ? 2 : 0))
+  // Autocast, and fp32 adapters on a 16-bit base, cast the adapter's input and its output.
+  const casts = autocast || adaptersInFp32(input) ? 2 : 0
+  if (input.lora) forward += distinctTargets(input.lora.targets).length * (LORA_FORWARD_KERNELS + casts)
   const perBlock = forward * (3 + (input.gradCheckpointing ? 3 : 0))
   const outside = 3 * 8
   const kernels = spec.layers * perBlock + outside

@@ -53,6 +53,8 @@ export function pointEstimateInput(
     frozenStaysGathered: false,
     offload: point.offload,
     lora: point.lora,
+    // Every exporter adapts the model with PEFT, which trains the adapters of a 16-bit base in fp32.
+    adapterDtype: 'fp32',
     quant: point.quant,
     quantKeepsInputs: false,
     device,

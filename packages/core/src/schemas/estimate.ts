@@ -67,6 +67,12 @@ export const EstimateInput = z.object({
   frozenStaysGathered: z.boolean().default(false),
   offload: Offload.default('none'),
   lora: LoraSpec.nullable().default(null),
+  /**
+   * The type LoRA adapters train in on a true 16-bit base (fp16-true, bf16-true): `fp32` as PEFT keeps them
+   * (`autocast_adapter_dtype=True`, PEFT 0.12 and later; each adapted layer keeps its own fp32 copy of its input),
+   * `model` as LitGPT keeps them (the base's 16-bit type). Autocast and fp32 runs train fp32 adapters either way.
+   */
+  adapterDtype: z.enum(['fp32', 'model']).default('fp32'),
   quant: Quantization.default('none'),
   /**
    * The 4-bit layers keep their inputs for backward, as bitsandbytes did before 0.43.2 (its change #1270, July 2024,
@@ -239,6 +245,7 @@ export const ValidationRow = z.strictObject({
     frozenStaysGathered: true,
     offload: true,
     lora: true,
+    adapterDtype: true,
     quant: true,
     quantKeepsInputs: true,
     tf32: true,

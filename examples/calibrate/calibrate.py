@@ -96,7 +96,7 @@ def measure(cfg: Config, warmup: int, steps: int, min_seconds: float, idle_mib: 
     with torch.device(device):
         model = Decoder(cfg).to(dtype=dtype)
     if cfg.lora_rank:
-        add_lora(model, cfg.lora_rank, cfg.lora_targets)
+        add_lora(model, cfg.lora_rank, cfg.lora_targets, cfg.adapter_dtype)
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = make_optimizer(cfg, params)
@@ -190,6 +190,10 @@ def grid(name: str) -> list[Config]:
     full.append(Config(**LLAMA_1B, seq=1024, microBatch=4, optimizerImpl="fused"))
     full.append(Config(**LLAMA_1B, seq=512, microBatch=8, optimizer="sgd-momentum"))
     full.append(Config(**LLAMA_1B, seq=2048, microBatch=1, gradAccum=4))
+    # PEFT's fp32 adapters on a bf16 base: an fp32 copy of the input per adapted layer, fp32 states.
+    full.append(Config(**LLAMA_1B, seq=2048, microBatch=4, precision="bf16-true", lora_rank=16, lora_targets=qkvo, adapter_dtype="fp32"))
+    full.append(Config(**LLAMA_3B, seq=2048, microBatch=1, precision="bf16-true", lora_rank=16, lora_targets=qkvo, adapter_dtype="fp32"))
+    full.append(Config(**LLAMA_3B, seq=2048, microBatch=8, precision="bf16-true", lora_rank=16, lora_targets=qkvo, gradCheckpointing=True, adapter_dtype="fp32"))
     unique = {cfg.slug(): cfg for cfg in full}
     return list(unique.values())
 
@@ -222,8 +226,8 @@ def rows_for(cfg: Config, result: dict, gpu: dict, env: str, source_url: str) ->
     }
     if cfg.lora_rank:
         settings["lora"] = {"rank": cfg.lora_rank, "targets": cfg.lora_targets, "dropout": 0}
-        # decoder.LoRALinear makes its adapters in the base's type (not PEFT's fp32 adapters).
-        settings["adapterDtype"] = "model"
+        # decoder.LoRALinear makes its adapters in the base's type, or in fp32 as PEFT does.
+        settings["adapterDtype"] = cfg.adapter_dtype
     gpu_slug = re.sub(r"[^a-z0-9]+", "-", gpu["name"].lower()).strip("-")
     rows = []
     for metric, value in result.items():

@@ -31,6 +31,8 @@ class Config:
     gradAccum: int = 1
     lora_rank: int = 0
     lora_targets: list[str] = field(default_factory=lambda: ["q", "v"])
+    # "model": adapters in the base's type (LitGPT's way); "fp32": PEFT's, upcast on a 16-bit base, each casting its input.
+    adapter_dtype: str = "model"
 
     def slug(self) -> str:
         parts = [f"{self.family}-{self.layers}x{self.hidden}", f"s{self.seq}", f"b{self.microBatch}", self.precision, self.optimizer, self.attention]
@@ -42,6 +44,8 @@ class Config:
             parts.append(f"ga{self.gradAccum}")
         if self.lora_rank:
             parts.append(f"lora{self.lora_rank}-{''.join(self.lora_targets)}")
+            if self.adapter_dtype != "model":
+                parts.append(f"{self.adapter_dtype}-adapters")
         return "-".join(parts).lower()
 
     def hf_config(self) -> dict:
@@ -83,18 +87,21 @@ class RMSNorm(nn.Module):
 
 
 class LoRALinear(nn.Module):
-    """A frozen linear layer plus a trainable low-rank update (PEFT's layout, dropout 0)."""
+    """A frozen linear layer plus a trainable low-rank update (PEFT's layout, dropout 0). With fp32 adapters the input
+    is cast to fp32 for them and the sum cast back, as PEFT's lora.Linear does on a 16-bit base."""
 
-    def __init__(self, base: nn.Linear, rank: int):
+    def __init__(self, base: nn.Linear, rank: int, dtype: torch.dtype | None = None):
         super().__init__()
         self.base = base
         self.base.requires_grad_(False)
-        self.lora_a = nn.Linear(base.in_features, rank, bias=False, device=base.weight.device, dtype=base.weight.dtype)
-        self.lora_b = nn.Linear(rank, base.out_features, bias=False, device=base.weight.device, dtype=base.weight.dtype)
+        dtype = dtype or base.weight.dtype
+        self.lora_a = nn.Linear(base.in_features, rank, bias=False, device=base.weight.device, dtype=dtype)
+        self.lora_b = nn.Linear(rank, base.out_features, bias=False, device=base.weight.device, dtype=dtype)
         nn.init.zeros_(self.lora_b.weight)
 
     def forward(self, x):
-        return self.base(x) + self.lora_b(self.lora_a(x))
+        result = self.base(x)
+        return (result + self.lora_b(self.lora_a(x.to(self.lora_a.weight.dtype)))).to(result.dtype)
 
 
 def rope(x, positions):
@@ -183,12 +190,13 @@ class Decoder(nn.Module):
         return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), targets.view(-1))
 
 
-def add_lora(model: Decoder, rank: int, targets: list[str]):
+def add_lora(model: Decoder, rank: int, targets: list[str], adapter_dtype: str = "model"):
     model.requires_grad_(False)
+    dtype = torch.float32 if adapter_dtype == "fp32" else None
     for block in model.blocks:
         for name in targets:
             if hasattr(block, name):
-                setattr(block, name, LoRALinear(getattr(block, name), rank))
+                setattr(block, name, LoRALinear(getattr(block, name), rank, dtype))
 
 
 def make_optimizer(cfg: Config, params):

@@ -1,3 +1,4 @@
+import { distinctTargets, loraCopies } from '../model/lora-shapes.js'
 import type { Attention, LoraSpec, ModelSpec } from '../schemas/index.js'
 import { EAGER_SOFTMAX_BYTES, RMSNORM_SAVED_BYTES } from './constants.js'
 
@@ -10,7 +11,7 @@ export interface ActivationContext {
   attention: Attention
   /** The base weights train (full fine-tuning or pretraining). */
   fullTraining: boolean
-  lora: Pick<LoraSpec, 'targets' | 'dropout'> | null
+  lora: Pick<LoraSpec, 'rank' | 'targets' | 'dropout'> | null
   /**
    * The frozen linear layers are bitsandbytes 4-bit layers whose autograd function keeps its input whenever that
    * input requires a gradient, trained weight or not (bitsandbytes before 0.43.2).
@@ -55,6 +56,19 @@ function adaptedWithoutDropout(ctx: ActivationContext, targets: readonly Target[
 function loraDropoutBytes(ctx: ActivationContext, target: Target, width: number): number {
   if (!ctx.lora || ctx.lora.dropout === 0 || !ctx.lora.targets.includes(target)) return 0
   return width * ((ctx.adapterInputBytes || ctx.elementBytes) + 1)
+}
+
+/** Each adapter's B matrix keeps the rank-wide output of its A, in the adapter's type; an MLP's, per expert visited. */
+function adapterRankBytes(spec: ModelSpec, ctx: ActivationContext, topK: number): number {
+  const lora = ctx.lora
+  if (!lora) return 0
+  const bytes = lora.rank * (ctx.adapterInputBytes || ctx.elementBytes)
+  let total = 0
+  for (const target of distinctTargets(lora.targets)) {
+    if (loraCopies(spec, target) === 0) continue
+    total += (target === 'gate' || target === 'up' || target === 'down' ? topK : 1) * bytes
+  }
+  return total
 }
 
 /**
@@ -116,6 +130,7 @@ export function blockActivationBytes(spec: ModelSpec, ctx: ActivationContext, se
   perToken += topK * f * e * (spec.mlp === 'gelu' ? 1 : 3)
   perToken += topK * keptInputBytes(ctx, ['down'], f)
   perToken += topK * loraDropoutBytes(ctx, 'down', f)
+  perToken += adapterRankBytes(spec, ctx, topK)
   if (spec.experts) {
     // Router softmax in fp32, and each expert output kept for its routing-weight product.
     perToken += spec.experts.count * 4 + topK * h * e

@@ -79,21 +79,25 @@ describe('LoRA adapters in fp32 beside a 16-bit base (PEFT)', () => {
           residualBytes: 2,
           attention: 'sdpa',
           fullTraining: false,
-          lora: { targets, dropout },
+          lora: { rank: 16, targets, dropout },
           adapterInputBytes,
         },
         1024,
       )
     const h = 4096
+    // Each adapter's B keeps its A's 16-wide output, 2 bytes more per element in fp32.
+    const rankOutput = 16 * (4 - 2)
     // q, k, v: three fp32 copies of the normed input instead of one shared bf16 one; o: its own fp32 copy beside
     // the attention output SDPA keeps anyway.
-    expect(block(4, ['q', 'k', 'v', 'o']) - block(null, ['q', 'k', 'v', 'o'])).toBe(3 * h * 4 - h * 2 + h * 4)
+    expect(block(4, ['q', 'k', 'v', 'o']) - block(null, ['q', 'k', 'v', 'o'])).toBe(
+      3 * h * 4 - h * 2 + h * 4 + 4 * rankOutput,
+    )
     // gate and up share the input, down reads the 11008-wide intermediate.
     expect(block(4, ['gate', 'up', 'down']) - block(null, ['gate', 'up', 'down'])).toBe(
-      2 * h * 4 - h * 2 + 11008 * (4 - 2),
+      2 * h * 4 - h * 2 + 11008 * (4 - 2) + 3 * rankOutput,
     )
     // A dropout keeps its dropped copy in the adapter's type.
-    expect(block(4, ['q'], 0.1) - block(null, ['q'], 0.1)).toBe(h * (4 - 2))
+    expect(block(4, ['q'], 0.1) - block(null, ['q'], 0.1)).toBe(h * (4 - 2) + rankOutput)
   })
 
   it('applies to LoRA on a true 16-bit base only', () => {

@@ -233,7 +233,7 @@ describe('blockActivationBytes', () => {
         residualBytes: 2,
         attention: 'flash',
         fullTraining: false,
-        lora: { targets: ['q', 'v'], dropout: 0 },
+        lora: { rank: 8, targets: ['q', 'v'], dropout: 0 },
       },
       1024,
     )
@@ -244,7 +244,7 @@ describe('blockActivationBytes', () => {
         residualBytes: 2,
         attention: 'flash',
         fullTraining: false,
-        lora: { targets: ['q', 'v'], dropout: 0.05 },
+        lora: { rank: 8, targets: ['q', 'v'], dropout: 0.05 },
       },
       1024,
     )
@@ -255,7 +255,7 @@ describe('blockActivationBytes', () => {
     const quantized = { elementBytes: 2, residualBytes: 2, attention: 'flash' as const, fullTraining: false }
     const nf4 = blockActivationBytes(
       spec,
-      { ...quantized, lora: { targets: ['q', 'v'], dropout: 0 }, quantKeepsInputs: true },
+      { ...quantized, lora: { rank: 8, targets: ['q', 'v'], dropout: 0 }, quantKeepsInputs: true },
       1024,
     )
     expect(nf4 - frozen).toBe((4096 + 11008) * 2)

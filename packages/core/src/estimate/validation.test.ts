@@ -53,9 +53,9 @@ describe('validation dataset', () => {
   const heldOut = folds.flatMap((fold) => fold.outcomes)
 
   it('holds distinct measured configurations, each with its source, stack and metric', () => {
-    expect(rows.length).toBeGreaterThanOrEqual(381)
+    expect(rows.length).toBeGreaterThanOrEqual(385)
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length)
-    expect(new Set(rows.map((r) => r.source.id)).size).toBeGreaterThanOrEqual(12)
+    expect(new Set(rows.map((r) => r.source.id)).size).toBeGreaterThanOrEqual(14)
     expect(rows.filter((r) => r.metric === 'oom').length).toBeGreaterThanOrEqual(13)
     for (const row of rows) expect(row.source.says.length, row.id).toBeGreaterThan(10)
   })

@@ -1,0 +1,98 @@
+"""Bytes one decoder block keeps for backward, measured on any machine (a CPU is enough, no GPU needed).
+
+Runs one forward of a block of decoder.py under autograd's saved-tensor hooks and adds up what autograd keeps:
+each storage once, the model's own parameters left out. rigfit's activation model (`blockActivationBytes` in
+@rigfit/core) predicts the same figure per token of the micro-batch, so this checks it tensor by tensor against
+PyTorch itself. Prints one JSON object: the configuration and `savedBytes`; with `--configs FILE` (`-` for standard
+input), a JSON array of such settings objects in, a JSON array of results out, in one process.
+
+    python examples/calibrate/saved_activations.py --hidden 512 --heads 8 --kv-heads 2 --seq 128 \\
+        --precision bf16-true --lora-rank 8 --lora-targets q,k,v,o --adapter-dtype fp32
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import torch
+
+from decoder import Config, Decoder, add_lora
+
+DTYPES = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16, "fp32": torch.float32}
+
+
+def saved_bytes(cfg: Config) -> int:
+    """What autograd keeps for backward of one block, in bytes."""
+    torch.manual_seed(0)
+    model = Decoder(cfg).to(dtype=DTYPES[cfg.precision])
+    if cfg.lora_rank:
+        add_lora(model, cfg.lora_rank, cfg.lora_targets, cfg.adapter_dtype)
+    block = model.blocks[0]
+    parameters = {p.data_ptr() for p in model.parameters()}
+    storages: dict[int, int] = {}
+
+    def pack(tensor: torch.Tensor) -> torch.Tensor:
+        storage = tensor.storage()
+        if storage.data_ptr() not in parameters:
+            storages[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    # The residual stream entering a block needs a gradient whenever anything before it trains.
+    x = torch.randn(cfg.microBatch, cfg.seq, cfg.hidden, dtype=DTYPES[cfg.precision], requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        block(x)
+    return sum(storages.values())
+
+
+def block_config(settings: dict) -> Config:
+    """A one-block llama-layout Config from flag-style settings (hidden, heads, kv_heads, seq, ...)."""
+    return Config(
+        family="llama",
+        hidden=settings["hidden"],
+        layers=1,
+        heads=settings["heads"],
+        kv_heads=settings["kv_heads"],
+        vocab=128,
+        seq=settings["seq"],
+        microBatch=settings.get("micro_batch", 1),
+        precision=settings.get("precision", "bf16-true"),
+        # Eager attention: PyTorch builds before 2.0 have no fused scaled_dot_product_attention.
+        attention="eager",
+        lora_rank=settings.get("lora_rank", 0),
+        lora_targets=settings.get("lora_targets", "q,v").split(","),
+        adapter_dtype=settings.get("adapter_dtype", "model"),
+    )
+
+
+def measured(settings: dict) -> dict:
+    cfg = block_config(settings)
+    return {"config": cfg.hf_config(), "settings": settings, "savedBytes": saved_bytes(cfg)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--configs", help="a JSON array of settings objects (keys as the flags, with underscores); - reads standard input")
+    parser.add_argument("--hidden", type=int)
+    parser.add_argument("--heads", type=int)
+    parser.add_argument("--kv-heads", type=int)
+    parser.add_argument("--seq", type=int)
+    parser.add_argument("--micro-batch", type=int, default=1)
+    parser.add_argument("--precision", choices=sorted(DTYPES), default="bf16-true")
+    parser.add_argument("--lora-rank", type=int, default=0)
+    parser.add_argument("--lora-targets", default="q,v")
+    parser.add_argument("--adapter-dtype", choices=["model", "fp32"], default="model")
+    args = parser.parse_args()
+    if args.configs:
+        with open(0 if args.configs == "-" else args.configs) as source:
+            print(json.dumps([measured(settings) for settings in json.load(source)]))
+        return
+    missing = [flag for flag in ("hidden", "heads", "kv_heads", "seq") if getattr(args, flag) is None]
+    if missing:
+        parser.error("needs " + ", ".join("--" + flag.replace("_", "-") for flag in missing) + " (or --configs FILE)")
+    settings = {key: value for key, value in vars(args).items() if key != "configs"}
+    print(json.dumps(measured(settings)))
+
+
+if __name__ == "__main__":
+    main()

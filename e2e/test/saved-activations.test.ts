@@ -25,6 +25,8 @@ interface Settings {
   lora_rank?: number
   lora_targets?: string
   adapter_dtype?: 'model' | 'fp32'
+  experts?: number
+  top_k?: number
 }
 interface Measured {
   config: Record<string, unknown>
@@ -63,9 +65,11 @@ function predicted(row: Measured): number {
   return s.micro_batch * s.seq * blockActivationBytes(spec, ctx, s.seq)
 }
 
+// Distinct widths, since rows are grouped by them: multi-head, grouped-query, and a Mixtral-style mixture of experts.
 const SHAPES = [
   { hidden: 256, heads: 4, kv_heads: 4 },
   { hidden: 384, heads: 6, kv_heads: 2 },
+  { hidden: 320, heads: 5, kv_heads: 5, experts: 4, top_k: 2 },
 ]
 const TARGETS = ['q', 'q,v', 'q,k,v,o', 'gate,up,down', 'q,k,v,o,gate,up,down']
 
@@ -136,7 +140,7 @@ describe.skipIf(OPTIONAL && missing.length > 0)(
       }
     })
 
-    it('predicts what full training keeps beyond a LoRA of the query projection', () => {
+    it('predicts what full training keeps beyond a LoRA of the query projection, experts and router included', () => {
       for (const shape of SHAPES) {
         for (const precision of ['bf16-true', 'fp32']) {
           const at = (r: Measured) => r.settings.hidden === shape.hidden && r.settings.precision === precision

@@ -151,6 +151,8 @@ LLAMA_350M = dict(family="llama", hidden=1024, layers=24, heads=16, kv_heads=4, 
 LLAMA_1B = dict(family="llama", hidden=2048, layers=16, heads=32, kv_heads=8, vocab=32000)
 # Llama 3.2 3B's layout with its 128k vocabulary (head untied), where the logits weigh as much as a few layers.
 LLAMA_3B = dict(family="llama", hidden=3072, layers=28, heads=24, kv_heads=8, vocab=128256)
+# A small Mixtral layout: eight SwiGLU experts, two per token, Hugging Face's routing loop.
+MOE_1B = dict(family="llama", hidden=1024, layers=16, heads=16, kv_heads=4, vocab=32000, experts=8, top_k=2)
 
 
 def grid(name: str) -> list[Config]:
@@ -194,6 +196,10 @@ def grid(name: str) -> list[Config]:
     full.append(Config(**LLAMA_1B, seq=2048, microBatch=4, precision="bf16-true", lora_rank=16, lora_targets=qkvo, adapter_dtype="fp32"))
     full.append(Config(**LLAMA_3B, seq=2048, microBatch=1, precision="bf16-true", lora_rank=16, lora_targets=qkvo, adapter_dtype="fp32"))
     full.append(Config(**LLAMA_3B, seq=2048, microBatch=8, precision="bf16-true", lora_rank=16, lora_targets=qkvo, gradCheckpointing=True, adapter_dtype="fp32"))
+    # A mixture of experts: routing, gathered expert inputs and one small matmul per expert.
+    full.append(Config(**MOE_1B, seq=1024, microBatch=4))
+    full.append(Config(**MOE_1B, seq=1024, microBatch=4, gradCheckpointing=True))
+    full.append(Config(**MOE_1B, seq=2048, microBatch=2, precision="bf16-true", lora_rank=16, lora_targets=qkvo, adapter_dtype="fp32"))
     unique = {cfg.slug(): cfg for cfg in full}
     return list(unique.values())
 

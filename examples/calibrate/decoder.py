@@ -33,6 +33,9 @@ class Config:
     lora_targets: list[str] = field(default_factory=lambda: ["q", "v"])
     # "model": adapters in the base's type (LitGPT's way); "fp32": PEFT's, upcast on a 16-bit base, each casting its input.
     adapter_dtype: str = "model"
+    # A Mixtral-style mixture of experts in place of the MLP (llama layout): this many experts, top_k per token.
+    experts: int = 0
+    top_k: int = 2
 
     def slug(self) -> str:
         parts = [f"{self.family}-{self.layers}x{self.hidden}", f"s{self.seq}", f"b{self.microBatch}", self.precision, self.optimizer, self.attention]
@@ -42,6 +45,8 @@ class Config:
             parts.append("ckpt")
         if self.gradAccum > 1:
             parts.append(f"ga{self.gradAccum}")
+        if self.experts:
+            parts.append(f"moe{self.experts}top{self.top_k}")
         if self.lora_rank:
             parts.append(f"lora{self.lora_rank}-{''.join(self.lora_targets)}")
             if self.adapter_dtype != "model":
@@ -56,8 +61,10 @@ class Config:
                 "n_inner": 4 * self.hidden, "vocab_size": self.vocab, "n_positions": self.seq,
                 "attn_pdrop": 0.0, "resid_pdrop": 0.0, "embd_pdrop": 0.0, "tie_word_embeddings": True,
             }
+        experts = {"num_local_experts": self.experts, "num_experts_per_tok": self.top_k} if self.experts else {}
         return {
-            "model_type": "llama", "hidden_size": self.hidden, "num_hidden_layers": self.layers,
+            **experts,
+            "model_type": "mixtral" if self.experts else "llama", "hidden_size": self.hidden, "num_hidden_layers": self.layers,
             "num_attention_heads": self.heads, "num_key_value_heads": self.kv_heads,
             "intermediate_size": swiglu_width(self.hidden), "vocab_size": self.vocab,
             "max_position_embeddings": self.seq, "hidden_act": "silu", "rms_norm_eps": 1e-5,
@@ -113,6 +120,19 @@ def rope(x, positions):
     return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
 
 
+class Expert(nn.Module):
+    """One SwiGLU expert of a mixture (Mixtral's w1, w3, w2 as gate, up, down)."""
+
+    def __init__(self, h: int, f: int):
+        super().__init__()
+        self.gate = nn.Linear(h, f, bias=False)
+        self.up = nn.Linear(h, f, bias=False)
+        self.down = nn.Linear(f, h, bias=False)
+
+    def forward(self, x):
+        return self.down(F.silu(self.gate(x)) * self.up(x))
+
+
 class Block(nn.Module):
     def __init__(self, cfg: Config):
         super().__init__()
@@ -128,7 +148,11 @@ class Block(nn.Module):
         self.k = nn.Linear(h, cfg.kv_heads * self.head_dim, bias=bias)
         self.v = nn.Linear(h, cfg.kv_heads * self.head_dim, bias=bias)
         self.o = nn.Linear(cfg.heads * self.head_dim, h, bias=bias)
-        if llama:
+        self.top_k = cfg.top_k
+        if cfg.experts:
+            self.router = nn.Linear(h, cfg.experts, bias=False)
+            self.experts = nn.ModuleList(Expert(h, swiglu_width(h)) for _ in range(cfg.experts))
+        elif llama:
             f = swiglu_width(h)
             self.gate = nn.Linear(h, f, bias=False)
             self.up = nn.Linear(h, f, bias=False)
@@ -160,10 +184,32 @@ class Block(nn.Module):
             out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         return self.o(out.transpose(1, 2).reshape(b, s, -1))
 
+    def mixture(self, y):
+        """Hugging Face's Mixtral routing: fp32 softmax over the experts, top-k renormalised, each expert run on the
+        tokens routed to it and its weighted output added back."""
+        b, s, h = y.shape
+        flat = y.view(-1, h)
+        weights = F.softmax(self.router(flat), dim=1, dtype=torch.float)
+        weights, chosen = torch.topk(weights, self.top_k, dim=-1)
+        weights /= weights.sum(dim=-1, keepdim=True)
+        weights = weights.to(flat.dtype)
+        out = torch.zeros_like(flat)
+        mask = F.one_hot(chosen, num_classes=len(self.experts)).permute(2, 1, 0)
+        for index, expert in enumerate(self.experts):
+            slot, rows = torch.where(mask[index])
+            routed = expert(flat[None, rows].reshape(-1, h)) * weights[rows, slot, None]
+            out.index_add_(0, rows, routed.to(flat.dtype))
+        return out.view(b, s, h)
+
     def forward(self, x):
         x = x + self.attend(self.norm1(x))
         y = self.norm2(x)
-        y = self.down(F.silu(self.gate(y)) * self.up(y)) if self.llama else self.down(F.gelu(self.up(y), approximate="tanh"))
+        if hasattr(self, "experts"):
+            y = self.mixture(y)
+        elif self.llama:
+            y = self.down(F.silu(self.gate(y)) * self.up(y))
+        else:
+            y = self.down(F.gelu(self.up(y), approximate="tanh"))
         return x + y
 
 
@@ -194,9 +240,11 @@ def add_lora(model: Decoder, rank: int, targets: list[str], adapter_dtype: str =
     model.requires_grad_(False)
     dtype = torch.float32 if adapter_dtype == "fp32" else None
     for block in model.blocks:
-        for name in targets:
-            if hasattr(block, name):
-                setattr(block, name, LoRALinear(getattr(block, name), rank, dtype))
+        # An expert's gate, up and down are adapted in every expert.
+        for module in [block, *getattr(block, "experts", [])]:
+            for name in targets:
+                if isinstance(getattr(module, name, None), nn.Linear):
+                    setattr(module, name, LoRALinear(getattr(module, name), rank, dtype))
 
 
 def make_optimizer(cfg: Config, params):

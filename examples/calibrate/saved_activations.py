@@ -62,6 +62,8 @@ def block_config(settings: dict) -> Config:
         lora_rank=settings.get("lora_rank", 0),
         lora_targets=settings.get("lora_targets", "q,v").split(","),
         adapter_dtype=settings.get("adapter_dtype", "model"),
+        experts=settings.get("experts", 0),
+        top_k=settings.get("top_k", 2),
     )
 
 
@@ -82,6 +84,8 @@ def main() -> None:
     parser.add_argument("--lora-rank", type=int, default=0)
     parser.add_argument("--lora-targets", default="q,v")
     parser.add_argument("--adapter-dtype", choices=["model", "fp32"], default="model")
+    parser.add_argument("--experts", type=int, default=0, help="a Mixtral-style mixture of this many experts")
+    parser.add_argument("--top-k", type=int, default=2, help="experts per token")
     args = parser.parse_args()
     if args.configs:
         with open(0 if args.configs == "-" else args.configs) as source:

@@ -132,8 +132,9 @@ export function blockActivationBytes(spec: ModelSpec, ctx: ActivationContext, se
   perToken += topK * loraDropoutBytes(ctx, 'down', f)
   perToken += adapterRankBytes(spec, ctx, topK)
   if (spec.experts) {
-    // Router softmax in fp32, and each expert output kept for its routing-weight product.
-    perToken += spec.experts.count * 4 + topK * h * e
+    // Router softmax in fp32, and each expert output kept for its routing-weight product; a router that trains
+    // keeps its input too (the experts keep their own gathered copies).
+    perToken += spec.experts.count * 4 + topK * h * e + (ctx.fullTraining ? h * e : 0)
   }
   perToken += mask * h
   return perToken

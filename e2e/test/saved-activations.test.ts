@@ -60,7 +60,7 @@ function predicted(row: Measured): number {
     attention: 'eager',
     fullTraining: lora === null,
     lora,
-    adapterInputBytes: lora && s.adapter_dtype === 'fp32' && e === 2 ? 4 : null,
+    adapterBytes: lora && s.adapter_dtype === 'fp32' ? 4 : e,
   }
   return s.micro_batch * s.seq * blockActivationBytes(spec, ctx, s.seq)
 }

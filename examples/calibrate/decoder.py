@@ -148,8 +148,8 @@ class Block(nn.Module):
         self.k = nn.Linear(h, cfg.kv_heads * self.head_dim, bias=bias)
         self.v = nn.Linear(h, cfg.kv_heads * self.head_dim, bias=bias)
         self.o = nn.Linear(cfg.heads * self.head_dim, h, bias=bias)
-        self.top_k = cfg.top_k
         if cfg.experts:
+            self.top_k = cfg.top_k
             self.router = nn.Linear(h, cfg.experts, bias=False)
             self.experts = nn.ModuleList(Expert(h, swiglu_width(h)) for _ in range(cfg.experts))
         elif llama:

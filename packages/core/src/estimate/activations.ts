@@ -18,10 +18,10 @@ export interface ActivationContext {
    */
   quantKeepsInputs?: boolean
   /**
-   * Bytes per element of the copy of its input each adapter keeps when the adapters train in another type than
-   * the base (PEFT's fp32 adapters on a 16-bit model: 4); null when they share the base's input.
+   * Bytes per element of the adapters (PEFT's fp32 adapters on a 16-bit model: 4); the activations' when absent.
+   * Adapters of another type than the activations each cast their input and keep that copy.
    */
-  adapterInputBytes?: number | null
+  adapterBytes?: number
 }
 
 type Target = LoraSpec['targets'][number]
@@ -35,13 +35,18 @@ type Target = LoraSpec['targets'][number]
  */
 function keptInputBytes(ctx: ActivationContext, targets: readonly Target[], width: number): number {
   if (ctx.fullTraining) return width * ctx.elementBytes
-  const shared = ctx.quantKeepsInputs || (!ctx.adapterInputBytes && adaptedWithoutDropout(ctx, targets) > 0)
+  const shared = ctx.quantKeepsInputs || (!adaptersCast(ctx) && adaptedWithoutDropout(ctx, targets) > 0)
   return adapterCastBytes(ctx, targets, width) + (shared ? width * ctx.elementBytes : 0)
+}
+
+/** Adapters of another type than the activations cast their input to it. */
+function adaptersCast(ctx: ActivationContext): boolean {
+  return ctx.adapterBytes !== undefined && ctx.adapterBytes !== ctx.elementBytes
 }
 
 /** The copies adapters in another type than the base cast of their input and keep, one per adapted layer. */
 function adapterCastBytes(ctx: ActivationContext, targets: readonly Target[], width: number): number {
-  return ctx.adapterInputBytes ? adaptedWithoutDropout(ctx, targets) * width * ctx.adapterInputBytes : 0
+  return adaptersCast(ctx) ? adaptedWithoutDropout(ctx, targets) * width * (ctx.adapterBytes as number) : 0
 }
 
 function adaptedWithoutDropout(ctx: ActivationContext, targets: readonly Target[]): number {
@@ -55,20 +60,18 @@ function adaptedWithoutDropout(ctx: ActivationContext, targets: readonly Target[
 /** PEFT gives each adapted layer its own dropout: a dropped copy of the input and a one-byte mask per element. */
 function loraDropoutBytes(ctx: ActivationContext, target: Target, width: number): number {
   if (!ctx.lora || ctx.lora.dropout === 0 || !ctx.lora.targets.includes(target)) return 0
-  return width * ((ctx.adapterInputBytes || ctx.elementBytes) + 1)
+  return width * ((ctx.adapterBytes ?? ctx.elementBytes) + 1)
 }
 
 /** Each adapter's B matrix keeps the rank-wide output of its A, in the adapter's type; an MLP's, per expert visited. */
 function adapterRankBytes(spec: ModelSpec, ctx: ActivationContext, topK: number): number {
   const lora = ctx.lora
   if (!lora) return 0
-  const bytes = lora.rank * (ctx.adapterInputBytes || ctx.elementBytes)
-  let total = 0
-  for (const target of distinctTargets(lora.targets)) {
-    if (loraCopies(spec, target) === 0) continue
-    total += (target === 'gate' || target === 'up' || target === 'down' ? topK : 1) * bytes
-  }
-  return total
+  let copies = 0
+  // A token passes through one copy of an attention layer and of a dense MLP's, through top-k experts' and
+  // through no gate of an ungated MLP.
+  for (const target of distinctTargets(lora.targets)) copies += Math.min(loraCopies(spec, target), topK)
+  return copies * lora.rank * (ctx.adapterBytes ?? ctx.elementBytes)
 }
 
 /**

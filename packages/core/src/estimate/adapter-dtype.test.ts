@@ -71,7 +71,8 @@ describe('LoRA adapters in fp32 beside a 16-bit base (PEFT)', () => {
 
   it('counts one fp32 copy per adapted layer: q, k and v each cast the shared input', () => {
     const spec = decoders.find((s) => s.id === 'llama-2-7b') as ModelSpec
-    const block = (adapterInputBytes: number | null, targets: LoraTarget[], dropout = 0) =>
+    // Adapters of 4 bytes (fp32) on bf16 activations, or null for adapters in the activations' type.
+    const block = (adapterBytes: number | null, targets: LoraTarget[], dropout = 0) =>
       blockActivationBytes(
         spec,
         {
@@ -80,7 +81,7 @@ describe('LoRA adapters in fp32 beside a 16-bit base (PEFT)', () => {
           attention: 'sdpa',
           fullTraining: false,
           lora: { rank: 16, targets, dropout },
-          adapterInputBytes,
+          adapterBytes: adapterBytes ?? 2,
         },
         1024,
       )

@@ -90,6 +90,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   // copy in the optimizer; autocast keeps the fp32 model and casts per op.
   // PEFT's adapters on a true 16-bit base train in fp32: their weights, gradients and states are fp32.
   const fp32Adapters = adaptersInFp32(input)
+  const adapterBytes = fp32Adapters ? 4 : e
   const weightBytes = fp32 || (mixed && !sharded) || fp32Adapters ? 4 : 2
   const gradBytes = weightBytes
   // The residual stream is the working model's type: fp32 under autocast, 16-bit when the working weights are.
@@ -156,7 +157,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     fullTraining,
     lora,
     quantKeepsInputs: !fullTraining && input.quant === 'nf4' && input.quantKeepsInputs,
-    adapterInputBytes: fp32Adapters ? 4 : null,
+    adapterBytes,
   }
   const block = blockActivationBytes(spec, ctx, input.seq)
   const keptPerBlock = input.gradCheckpointing ? h * residualBytes : block
@@ -240,10 +241,9 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     const efficiency = input.matmulEfficiency ?? tuning.matmulEfficiency
     // fp32 adapters multiply at the fp32 (or TF32) rate while the 16-bit base runs on the tensor cores.
     const fp32AdapterFlops = fp32Adapters ? adapterFlopsPerToken(spec, flopsOpts) : 0
+    const fp32AdapterTime = fp32Adapters ? fp32AdapterFlops / devicePeakTflops(device, 'fp32', input.tf32) : 0
     const matmulSeconds =
-      (tokensPerStep *
-        ((hardwareFlops - fp32AdapterFlops) / peakTflops +
-          fp32AdapterFlops / devicePeakTflops(device, 'fp32', input.tf32))) /
+      (tokensPerStep * ((hardwareFlops - fp32AdapterFlops) / peakTflops + fp32AdapterTime)) /
       (1e12 * efficiency)
 
     const bandwidth = device.memoryBandwidthGBs * 1e9 * BANDWIDTH_EFFICIENCY
@@ -261,7 +261,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
             residualBytes,
             attention: input.attention,
             lora,
-            adapterBytes: fp32Adapters ? 4 : e,
+            adapterBytes,
           },
           input.seq,
         )

@@ -1,5 +1,3 @@
-import { spawnSync } from 'node:child_process'
-import { join } from 'node:path'
 import {
   type ActivationContext,
   blockActivationBytes,
@@ -7,13 +5,13 @@ import {
   modelSpecFromHfConfig,
 } from '@rigfit/core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { assertEngines, missingEngines, OPTIONAL, pythonWithTorch, REPO } from './helpers/engines.js'
+import { measureWith } from './helpers/calibrate-script.js'
+import { assertEngines, missingEngines, OPTIONAL, pythonWithTorch } from './helpers/engines.js'
 
 const python = pythonWithTorch()
 const missing = missingEngines('saved-activations', [
   { name: 'python3 with torch (python3-torch)', present: python !== undefined },
 ])
-const SCRIPT = join(REPO, 'examples/calibrate/saved_activations.py')
 
 interface Settings {
   hidden: number
@@ -36,14 +34,7 @@ interface Measured {
 
 /** What PyTorch keeps for backward of one block of the calibration decoder, for each configuration. */
 function measure(configs: Settings[]): Measured[] {
-  const run = spawnSync(python as string, [SCRIPT, '--configs', '-'], {
-    input: JSON.stringify(configs),
-    encoding: 'utf8',
-    timeout: 240_000,
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
-  })
-  expect(run.status, run.stderr).toBe(0)
-  return JSON.parse(run.stdout) as Measured[]
+  return measureWith<Measured>(python as string, 'saved_activations.py', configs, 240_000)
 }
 
 /** rigfit's prediction of the same bytes: per token of the micro-batch, times its tokens. */

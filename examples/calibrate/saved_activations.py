@@ -12,12 +12,10 @@ input), a JSON array of such settings objects in, a JSON array of results out, i
 
 from __future__ import annotations
 
-import argparse
-import json
-
 import torch
 
 from decoder import Config, Decoder, add_lora
+from settings_cli import run, shape_parser
 
 DTYPES = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16, "fp32": torch.float32}
 
@@ -73,29 +71,9 @@ def measured(settings: dict) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--configs", help="a JSON array of settings objects (keys as the flags, with underscores); - reads standard input")
-    parser.add_argument("--hidden", type=int)
-    parser.add_argument("--heads", type=int)
-    parser.add_argument("--kv-heads", type=int)
-    parser.add_argument("--seq", type=int)
-    parser.add_argument("--micro-batch", type=int, default=1)
+    parser = shape_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--precision", choices=sorted(DTYPES), default="bf16-true")
-    parser.add_argument("--lora-rank", type=int, default=0)
-    parser.add_argument("--lora-targets", default="q,v")
-    parser.add_argument("--adapter-dtype", choices=["model", "fp32"], default="model")
-    parser.add_argument("--experts", type=int, default=0, help="a Mixtral-style mixture of this many experts")
-    parser.add_argument("--top-k", type=int, default=2, help="experts per token")
-    args = parser.parse_args()
-    if args.configs:
-        with open(0 if args.configs == "-" else args.configs) as source:
-            print(json.dumps([measured(settings) for settings in json.load(source)]))
-        return
-    missing = [flag for flag in ("hidden", "heads", "kv_heads", "seq") if getattr(args, flag) is None]
-    if missing:
-        parser.error("needs " + ", ".join("--" + flag.replace("_", "-") for flag in missing) + " (or --configs FILE)")
-    settings = {key: value for key, value in vars(args).items() if key != "configs"}
-    print(json.dumps(measured(settings)))
+    run(parser, measured)
 
 
 if __name__ == "__main__":

@@ -63,16 +63,29 @@ function loraDropoutBytes(ctx: ActivationContext, target: Target, width: number)
   return width * ((ctx.adapterBytes ?? ctx.elementBytes) + 1)
 }
 
-/** Each adapter's B matrix keeps the rank-wide output of its A, in the adapter's type; an MLP's, per expert visited. */
-function adapterRankBytes(spec: ModelSpec, ctx: ActivationContext, topK: number): number {
+/**
+ * Each adapter's B matrix keeps the rank-wide output of its A, in the adapter's type; an MLP's, per expert visited.
+ * Counted for the adapted layers among `within` (one half of the block).
+ */
+function adapterRankBytes(
+  spec: ModelSpec,
+  ctx: ActivationContext,
+  topK: number,
+  within: readonly Target[],
+): number {
   const lora = ctx.lora
   if (!lora) return 0
   let copies = 0
   // A token passes through one copy of an attention layer and of a dense MLP's, through top-k experts' and
   // through no gate of an ungated MLP.
-  for (const target of distinctTargets(lora.targets)) copies += Math.min(loraCopies(spec, target), topK)
+  for (const target of distinctTargets(lora.targets)) {
+    if (within.includes(target)) copies += Math.min(loraCopies(spec, target), topK)
+  }
   return copies * lora.rank * (ctx.adapterBytes ?? ctx.elementBytes)
 }
+
+const ATTENTION_TARGETS: readonly Target[] = ['q', 'k', 'v', 'o']
+const MLP_TARGETS: readonly Target[] = ['gate', 'up', 'down']
 
 /**
  * A pre-norm's saved bytes per element. LayerNorm keeps its input. The Hugging Face RMSNorm keeps its fp32 input
@@ -95,18 +108,19 @@ export function normBytes(
  * linear layer needs its weight, not its input, for backward.
  */
 export function blockActivationBytes(spec: ModelSpec, ctx: ActivationContext, seq: number): number {
+  return attentionHalfBytes(spec, ctx, seq) + mlpHalfBytes(spec, ctx)
+}
+
+/** What the first half of a block keeps per token: its norm and the attention, up to the residual add. */
+function attentionHalfBytes(spec: ModelSpec, ctx: ActivationContext, seq: number): number {
   const e = ctx.elementBytes
   const h = spec.hidden
   const qd = spec.heads * spec.headDim
   const kvd = spec.kvHeads * spec.headDim
-  const f = spec.ffn
   const topK = spec.experts?.topK ?? 1
-  const mask = spec.hiddenDropout > 0 ? 1 : 0
 
-  // Two norm inputs (pre-norm: the residual stream; post-norm BERT: the sum before the norm).
-  let perToken = 2 * h * normBytes(spec, ctx)
-
-  // Attention block.
+  // The norm's input (pre-norm: the residual stream; post-norm BERT: the sum before the norm).
+  let perToken = h * normBytes(spec, ctx)
   perToken += keptInputBytes(ctx, ['q', 'k', 'v'], h)
   perToken += loraDropoutBytes(ctx, 'q', h) + loraDropoutBytes(ctx, 'k', h) + loraDropoutBytes(ctx, 'v', h)
   if (ctx.attention === 'eager') {
@@ -124,35 +138,48 @@ export function blockActivationBytes(spec: ModelSpec, ctx: ActivationContext, se
     perToken += adapterCastBytes(ctx, ['o'], qd)
   }
   perToken += loraDropoutBytes(ctx, 'o', qd)
-  perToken += mask * h
+  perToken += adapterRankBytes(spec, ctx, topK, ATTENTION_TARGETS)
+  return perToken + (spec.hiddenDropout > 0 ? h : 0)
+}
 
-  // MLP block; with experts every token visits topK of them.
+/** What the second half keeps per token: its norm and the MLP (or the experts and their router). */
+function mlpHalfBytes(spec: ModelSpec, ctx: ActivationContext): number {
+  const e = ctx.elementBytes
+  const h = spec.hidden
+  const f = spec.ffn
+  const topK = spec.experts?.topK ?? 1
+
+  let perToken = h * normBytes(spec, ctx)
+  // With experts every token visits topK of them.
   perToken += topK * keptInputBytes(ctx, spec.mlp === 'gelu' ? ['up'] : ['gate', 'up'], h)
   perToken += topK * (loraDropoutBytes(ctx, 'gate', h) + loraDropoutBytes(ctx, 'up', h))
   // GELU keeps its input; a gated MLP keeps the gate, its activation and the up projection for the product.
   perToken += topK * f * e * (spec.mlp === 'gelu' ? 1 : 3)
   perToken += topK * keptInputBytes(ctx, ['down'], f)
   perToken += topK * loraDropoutBytes(ctx, 'down', f)
-  perToken += adapterRankBytes(spec, ctx, topK)
+  perToken += adapterRankBytes(spec, ctx, topK, MLP_TARGETS)
   if (spec.experts) {
     // Router softmax in fp32, and each expert output kept for its routing-weight product; a router that trains
     // keeps its input too (the experts keep their own gathered copies).
     perToken += spec.experts.count * 4 + topK * h * e + (ctx.fullTraining ? h * e : 0)
   }
-  perToken += mask * h
-  return perToken
+  return perToken + (spec.hiddenDropout > 0 ? h : 0)
 }
 
 /**
- * The largest transient a block's backward allocates, per token: the gradients of the MLP's
- * widest intermediates, or of the attention scores under eager attention, plus the fp32 gradient of the residual
- * stream flowing through.
+ * The largest transient a block's backward allocates beyond what the block keeps, per token: the gradients of the
+ * MLP's widest intermediates, or of the attention scores under eager attention, plus the fp32 gradient of the
+ * residual stream flowing through. Backward runs the MLP first and frees what the MLP half kept before the
+ * attention's gradients are made, so the attention's transient stands on a block less its MLP half.
  */
 export function blockBackwardWorkspace(spec: ModelSpec, ctx: ActivationContext, seq: number): number {
   const e = ctx.elementBytes
   const topK = spec.experts?.topK ?? 1
-  const mlp = 2 * topK * spec.ffn * e
+  // Adapters in another type than the base (PEFT's fp32 on 16-bit) hold the widest gradient three times over
+  // before the sums: in their own type, cast back to the base's, and the frozen layer's own.
+  const castingMlp = adaptersCast(ctx) && MLP_TARGETS.some((target) => ctx.lora?.targets.includes(target))
+  const mlp = topK * spec.ffn * (2 * e + (castingMlp ? (ctx.adapterBytes as number) + 2 * e : 0))
   const attention =
     3 * spec.heads * spec.headDim * e + (ctx.attention === 'eager' ? spec.heads * seq * (4 + e) : 0)
-  return Math.max(mlp, attention) + spec.hidden * ctx.residualBytes
+  return Math.max(mlp, attention - mlpHalfBytes(spec, ctx)) + spec.hidden * ctx.residualBytes
 }

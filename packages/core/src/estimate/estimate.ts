@@ -213,10 +213,24 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   const backwardExtras = autocastCopies + gathered + dequantBuffer + reduceBuckets
   const backwardPeak =
     persistent + gradsDuringForward + backwardExtras + activations + Math.max(logits, workspace)
+  // Backward's end in full training: every gradient is made but the first block's and the embedding's, while that
+  // block's activations (recomputed under checkpointing) and its backward workspace are in use.
+  const gradsAtEnd =
+    input.gradAccum > 1 || !fullTraining
+      ? gradients
+      : gradients * (1 - (parts.layer + parts.embedding) / parts.total)
+  const endExtras = backwardExtras - autocastCopies + (autocastCopies > 0 ? 2 * parts.layerLinear : 0)
+  const firstBlock = tokens * keptPerBlock + workspace
+  const backwardEndPeak = persistent + gradsAtEnd + endExtras + firstBlock
   const stepPeak = persistent + gradients + stepTemporaries
-  const peakAllocated = Math.max(backwardPeak, stepPeak)
+  const backwardMax = Math.max(backwardPeak, backwardEndPeak)
+  const peakAllocated = Math.max(backwardMax, stepPeak)
   const churn =
-    backwardPeak >= stepPeak ? backwardExtras + activations + Math.max(logits, workspace) : stepTemporaries
+    backwardMax < stepPeak
+      ? stepTemporaries
+      : backwardPeak >= backwardEndPeak
+        ? backwardExtras + activations + Math.max(logits, workspace)
+        : endExtras + firstBlock
   const reserved = peakAllocated + tuning.allocatorFragmentation * churn
   const device = input.device
   const context =
@@ -331,7 +345,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     fits: fit === null ? null : fit.verdict === 'fits',
     capacity,
     throughput,
-    peakPhase: backwardPeak >= stepPeak ? 'backward' : 'optimizer-step',
+    peakPhase: backwardMax >= stepPeak ? 'backward' : 'optimizer-step',
     speed,
     verdict: fit?.verdict ?? null,
     headroom: capacity === null ? null : Math.round(capacity - totalBytes),

@@ -1,0 +1,136 @@
+"""Peak memory of one training step, measured on any machine (a CPU is enough, no GPU needed).
+
+Trains decoder.py for one warm-up step, then records a second one (forward, backward, optimizer step, gradients
+freed) under PyTorch's profiler with memory events: every allocation and free the step makes, in order. The peak of
+that running sum, on top of what was allocated when the step began (weights, optimizer states, inputs), is the
+step's peak allocated memory: what torch.cuda.max_memory_allocated() reports on a GPU, without the caching
+allocator's rounding. rigfit's `peakAllocated` predicts it, so this checks the whole peak (activations, logits and
+loss, backward workspace, checkpoint recomputation, gradients, optimizer temporaries) against PyTorch itself.
+Prints one JSON object per configuration; with `--configs FILE` (`-` for standard input), a JSON array of settings
+objects in, a JSON array of results out, in one process.
+
+    python examples/calibrate/peak_memory.py --hidden 256 --heads 4 --kv-heads 4 --layers 2 --vocab 1024 \\
+        --seq 128 --micro-batch 2 --precision bf16-true --grad-checkpointing
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.profiler import ProfilerActivity, profile, record_function
+
+from decoder import Config, Decoder, add_lora, make_optimizer
+from settings_cli import run, shape_parser
+
+DTYPES = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16, "fp32": torch.float32}
+STEP = "optimizer-step"
+
+
+def storage_bytes(tensors) -> int:
+    """Bytes of the distinct storages behind these tensors."""
+    storages = {t.storage().data_ptr(): t.storage().nbytes() for t in tensors if t is not None}
+    return sum(storages.values())
+
+
+def step_peaks(cfg: Config) -> dict:
+    torch.manual_seed(0)
+    model = Decoder(cfg).to(dtype=DTYPES[cfg.precision])
+    if cfg.lora_rank:
+        add_lora(model, cfg.lora_rank, cfg.lora_targets, cfg.adapter_dtype)
+    model.train()
+    optimizer = make_optimizer(cfg, [p for p in model.parameters() if p.requires_grad])
+    ids = torch.randint(0, cfg.vocab, (cfg.microBatch, cfg.seq))
+    targets = torch.randint(0, cfg.vocab, (cfg.microBatch, cfg.seq))
+
+    def step():
+        for _ in range(cfg.gradAccum):
+            (model(ids, targets) / cfg.gradAccum).backward()
+        with record_function(STEP):
+            optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    # The first step creates the optimizer's states; the recorded one starts where every later step starts.
+    step()
+    state = [t for s in optimizer.state.values() for t in s.values() if torch.is_tensor(t)]
+    persistent = storage_bytes([*model.parameters(), *model.buffers(), *state, ids, targets])
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        step()
+    events = prof.profiler.kineto_results.events()
+    step_range = next(e for e in events if e.name() == STEP)
+    step_start = step_range.start_us()
+    # Memory events come in the order they were made; the step's own begin after its range opens.
+    running = backward = optimizer_step = 0
+    for event in events:
+        if event.name() != "[memory]":
+            continue
+        running += event.nbytes()
+        if event.start_us() < step_start:
+            backward = max(backward, running)
+        else:
+            optimizer_step = max(optimizer_step, running)
+    return {
+        "persistentBytes": persistent,
+        "backwardPeakBytes": persistent + backward,
+        "stepPeakBytes": persistent + optimizer_step,
+        "peakAllocatedBytes": persistent + max(backward, optimizer_step),
+        "leftBytes": running,
+    }
+
+
+def step_config(settings: dict) -> Config:
+    """A llama-layout Config from flag-style settings (hidden, heads, kv_heads, layers, vocab, seq, ...)."""
+    return Config(
+        family="llama",
+        hidden=settings["hidden"],
+        layers=settings.get("layers", 2),
+        heads=settings["heads"],
+        kv_heads=settings["kv_heads"],
+        vocab=settings.get("vocab", 1024),
+        seq=settings["seq"],
+        microBatch=settings.get("micro_batch", 1),
+        precision=settings.get("precision", "bf16-true"),
+        optimizer=settings.get("optimizer", "adamw"),
+        # On a CPU PyTorch's AdamW steps one tensor at a time unless told otherwise.
+        optimizerImpl=settings.get("optimizer_impl", "per-tensor"),
+        gradCheckpointing=settings.get("grad_checkpointing", False),
+        gradAccum=settings.get("grad_accum", 1),
+        # Eager attention: PyTorch builds before 2.0 have no fused scaled_dot_product_attention.
+        attention=settings.get("attention", "eager"),
+        lora_rank=settings.get("lora_rank", 0),
+        lora_targets=settings.get("lora_targets", "q,v").split(","),
+        adapter_dtype=settings.get("adapter_dtype", "model"),
+        experts=settings.get("experts", 0),
+        top_k=settings.get("top_k", 2),
+    )
+
+
+def resolved(cfg: Config) -> dict:
+    """The settings the run used, defaults filled in, under the flags' names."""
+    return {
+        "hidden": cfg.hidden, "heads": cfg.heads, "kv_heads": cfg.kv_heads, "layers": cfg.layers, "vocab": cfg.vocab,
+        "seq": cfg.seq, "micro_batch": cfg.microBatch, "grad_accum": cfg.gradAccum, "precision": cfg.precision,
+        "optimizer": cfg.optimizer, "optimizer_impl": cfg.optimizerImpl, "grad_checkpointing": cfg.gradCheckpointing,
+        "attention": cfg.attention, "lora_rank": cfg.lora_rank, "lora_targets": ",".join(cfg.lora_targets),
+        "adapter_dtype": cfg.adapter_dtype, "experts": cfg.experts, "top_k": cfg.top_k,
+    }
+
+
+def measured(settings: dict) -> dict:
+    cfg = step_config(settings)
+    return {"config": cfg.hf_config(), "settings": resolved(cfg), **step_peaks(cfg)}
+
+
+def main() -> None:
+    parser = shape_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--vocab", type=int, default=1024)
+    parser.add_argument("--grad-accum", type=int, default=1)
+    parser.add_argument("--precision", choices=sorted(DTYPES), default="bf16-true")
+    parser.add_argument("--optimizer", choices=["adamw", "sgd", "sgd-momentum"], default="adamw")
+    parser.add_argument("--optimizer-impl", choices=["per-tensor", "foreach"], default="per-tensor")
+    parser.add_argument("--grad-checkpointing", action="store_true")
+    parser.add_argument("--attention", choices=["eager", "sdpa"], default="eager")
+    run(parser, measured)
+
+
+if __name__ == "__main__":
+    main()

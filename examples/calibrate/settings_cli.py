@@ -1,0 +1,39 @@
+"""The command line the CPU measuring scripts share: a block's shape and training settings as flags, or a JSON
+array of such settings objects with --configs, measured in one process and printed as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Callable
+
+
+def shape_parser(description: str) -> argparse.ArgumentParser:
+    """A parser with --configs and the flags every measurement takes: the block's shape, precision and adapters."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--configs", help="a JSON array of settings objects (keys as the flags, with underscores); - reads standard input")
+    parser.add_argument("--hidden", type=int)
+    parser.add_argument("--heads", type=int)
+    parser.add_argument("--kv-heads", type=int)
+    parser.add_argument("--seq", type=int)
+    parser.add_argument("--micro-batch", type=int, default=1)
+    parser.add_argument("--lora-rank", type=int, default=0)
+    parser.add_argument("--lora-targets", default="q,v")
+    parser.add_argument("--adapter-dtype", choices=["model", "fp32"], default="model")
+    parser.add_argument("--experts", type=int, default=0, help="a Mixtral-style mixture of this many experts")
+    parser.add_argument("--top-k", type=int, default=2, help="experts per token")
+    return parser
+
+
+def run(parser: argparse.ArgumentParser, measured: Callable[[dict], dict]) -> None:
+    """Measures the flags' configuration, or every one --configs lists, and prints the JSON result."""
+    args = parser.parse_args()
+    if args.configs:
+        with open(0 if args.configs == "-" else args.configs) as source:
+            print(json.dumps([measured(settings) for settings in json.load(source)]))
+        return
+    missing = [flag for flag in ("hidden", "heads", "kv_heads", "seq") if getattr(args, flag) is None]
+    if missing:
+        parser.error("needs " + ", ".join("--" + flag.replace("_", "-") for flag in missing) + " (or --configs FILE)")
+    settings = {key: value for key, value in vars(args).items() if key != "configs"}
+    print(json.dumps(measured(settings)))

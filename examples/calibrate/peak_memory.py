@@ -21,7 +21,8 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from decoder import Config, Decoder, add_lora, make_optimizer
 from settings_cli import run, shape_parser
 
-DTYPES = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16, "fp32": torch.float32}
+# The model's own type; bf16-mixed keeps an fp32 model and runs its matmuls in bf16 under autocast.
+DTYPES = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16, "fp32": torch.float32, "bf16-mixed": torch.float32}
 STEP = "optimizer-step"
 
 
@@ -43,7 +44,9 @@ def step_peaks(cfg: Config) -> dict:
 
     def step():
         for _ in range(cfg.gradAccum):
-            (model(ids, targets) / cfg.gradAccum).backward()
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.precision == "bf16-mixed"):
+                loss = model(ids, targets) / cfg.gradAccum
+            loss.backward()
         with record_function(STEP):
             optimizer.step()
         optimizer.zero_grad(set_to_none=True)
@@ -77,9 +80,9 @@ def step_peaks(cfg: Config) -> dict:
 
 
 def step_config(settings: dict) -> Config:
-    """A llama-layout Config from flag-style settings (hidden, heads, kv_heads, layers, vocab, seq, ...)."""
+    """A Config from flag-style settings (family, hidden, heads, kv_heads, layers, vocab, seq, ...)."""
     return Config(
-        family="llama",
+        family=settings.get("family", "llama"),
         hidden=settings["hidden"],
         layers=settings.get("layers", 2),
         heads=settings["heads"],
@@ -106,7 +109,7 @@ def step_config(settings: dict) -> Config:
 def resolved(cfg: Config) -> dict:
     """The settings the run used, defaults filled in, under the flags' names."""
     return {
-        "hidden": cfg.hidden, "heads": cfg.heads, "kv_heads": cfg.kv_heads, "layers": cfg.layers, "vocab": cfg.vocab,
+        "family": cfg.family, "hidden": cfg.hidden, "heads": cfg.heads, "kv_heads": cfg.kv_heads, "layers": cfg.layers, "vocab": cfg.vocab,
         "seq": cfg.seq, "micro_batch": cfg.microBatch, "grad_accum": cfg.gradAccum, "precision": cfg.precision,
         "optimizer": cfg.optimizer, "optimizer_impl": cfg.optimizerImpl, "grad_checkpointing": cfg.gradCheckpointing,
         "attention": cfg.attention, "lora_rank": cfg.lora_rank, "lora_targets": ",".join(cfg.lora_targets),
@@ -121,6 +124,7 @@ def measured(settings: dict) -> dict:
 
 def main() -> None:
     parser = shape_parser(__doc__.split("\n\n")[0])
+    parser.add_argument("--family", choices=["llama", "gpt2"], default="llama", help="Llama layout (RMSNorm, SwiGLU, rotary) or GPT-2's (LayerNorm, GELU, learned positions, tied head)")
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--vocab", type=int, default=1024)
     parser.add_argument("--grad-accum", type=int, default=1)

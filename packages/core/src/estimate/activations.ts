@@ -65,13 +65,13 @@ function loraDropoutBytes(ctx: ActivationContext, target: Target, width: number)
 
 /**
  * Each adapter's B matrix keeps the rank-wide output of its A, in the adapter's type; an MLP's, per expert visited.
- * Counted for the adapted layers among `within` (one half of the block).
+ * Counted for the adapted layers of one half of the block: the attention's, or the MLP's.
  */
 function adapterRankBytes(
   spec: ModelSpec,
   ctx: ActivationContext,
   topK: number,
-  within: readonly Target[],
+  attentionHalf: boolean,
 ): number {
   const lora = ctx.lora
   if (!lora) return 0
@@ -79,13 +79,20 @@ function adapterRankBytes(
   // A token passes through one copy of an attention layer and of a dense MLP's, through top-k experts' and
   // through no gate of an ungated MLP.
   for (const target of distinctTargets(lora.targets)) {
-    if (within.includes(target)) copies += Math.min(loraCopies(spec, target), topK)
+    if (IN_ATTENTION[target] === attentionHalf) copies += Math.min(loraCopies(spec, target), topK)
   }
   return copies * lora.rank * (ctx.adapterBytes ?? ctx.elementBytes)
 }
 
-const ATTENTION_TARGETS: readonly Target[] = ['q', 'k', 'v', 'o']
-const MLP_TARGETS: readonly Target[] = ['gate', 'up', 'down']
+const IN_ATTENTION: Readonly<Record<Target, boolean>> = {
+  q: true,
+  k: true,
+  v: true,
+  o: true,
+  gate: false,
+  up: false,
+  down: false,
+}
 
 /**
  * A pre-norm's saved bytes per element. LayerNorm keeps its input. The Hugging Face RMSNorm keeps its fp32 input
@@ -112,7 +119,7 @@ export function blockActivationBytes(spec: ModelSpec, ctx: ActivationContext, se
 }
 
 /** What the first half of a block keeps per token: its norm and the attention, up to the residual add. */
-function attentionHalfBytes(spec: ModelSpec, ctx: ActivationContext, seq: number): number {
+export function attentionHalfBytes(spec: ModelSpec, ctx: ActivationContext, seq: number): number {
   const e = ctx.elementBytes
   const h = spec.hidden
   const qd = spec.heads * spec.headDim
@@ -138,12 +145,12 @@ function attentionHalfBytes(spec: ModelSpec, ctx: ActivationContext, seq: number
     perToken += adapterCastBytes(ctx, ['o'], qd)
   }
   perToken += loraDropoutBytes(ctx, 'o', qd)
-  perToken += adapterRankBytes(spec, ctx, topK, ATTENTION_TARGETS)
+  perToken += adapterRankBytes(spec, ctx, topK, true)
   return perToken + (spec.hiddenDropout > 0 ? h : 0)
 }
 
 /** What the second half keeps per token: its norm and the MLP (or the experts and their router). */
-function mlpHalfBytes(spec: ModelSpec, ctx: ActivationContext): number {
+export function mlpHalfBytes(spec: ModelSpec, ctx: ActivationContext): number {
   const e = ctx.elementBytes
   const h = spec.hidden
   const f = spec.ffn
@@ -157,7 +164,7 @@ function mlpHalfBytes(spec: ModelSpec, ctx: ActivationContext): number {
   perToken += topK * f * e * (spec.mlp === 'gelu' ? 1 : 3)
   perToken += topK * keptInputBytes(ctx, ['down'], f)
   perToken += topK * loraDropoutBytes(ctx, 'down', f)
-  perToken += adapterRankBytes(spec, ctx, topK, MLP_TARGETS)
+  perToken += adapterRankBytes(spec, ctx, topK, false)
   if (spec.experts) {
     // Router softmax in fp32, and each expert output kept for its routing-weight product; a router that trains
     // keeps its input too (the experts keep their own gathered copies).
@@ -170,16 +177,22 @@ function mlpHalfBytes(spec: ModelSpec, ctx: ActivationContext): number {
  * The largest transient a block's backward allocates beyond what the block keeps, per token: the gradients of the
  * MLP's widest intermediates, or of the attention scores under eager attention, plus the fp32 gradient of the
  * residual stream flowing through. Backward runs the MLP first and frees what the MLP half kept before the
- * attention's gradients are made, so the attention's transient stands on a block less its MLP half.
+ * attention's gradients are made, so the attention's transient stands on a block less its MLP half (`mlpHalf`,
+ * passed where the caller has it).
  */
-export function blockBackwardWorkspace(spec: ModelSpec, ctx: ActivationContext, seq: number): number {
+export function blockBackwardWorkspace(
+  spec: ModelSpec,
+  ctx: ActivationContext,
+  seq: number,
+  mlpHalf: number = mlpHalfBytes(spec, ctx),
+): number {
   const e = ctx.elementBytes
   const topK = spec.experts?.topK ?? 1
   // Adapters in another type than the base (PEFT's fp32 on 16-bit) hold the widest gradient three times over
   // before the sums: in their own type, cast back to the base's, and the frozen layer's own.
-  const castingMlp = adaptersCast(ctx) && MLP_TARGETS.some((target) => ctx.lora?.targets.includes(target))
+  const castingMlp = adaptersCast(ctx) && (ctx.lora?.targets.some((target) => !IN_ATTENTION[target]) ?? false)
   const mlp = topK * spec.ffn * (2 * e + (castingMlp ? (ctx.adapterBytes as number) + 2 * e : 0))
   const attention =
     3 * spec.heads * spec.headDim * e + (ctx.attention === 'eager' ? spec.heads * seq * (4 + e) : 0)
-  return Math.max(mlp, attention - mlpHalfBytes(spec, ctx)) + spec.hidden * ctx.residualBytes
+  return Math.max(mlp, attention - mlpHalf) + spec.hidden * ctx.residualBytes
 }

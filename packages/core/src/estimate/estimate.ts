@@ -2,8 +2,9 @@ import { loraParamsPerLayer, type ModelParts, modelParts } from '../model/params
 import type { EstimateInput, EstimateResult, ModelSpec } from '../schemas/index.js'
 import {
   type ActivationContext,
-  blockActivationBytes,
+  attentionHalfBytes,
   blockBackwardWorkspace,
+  mlpHalfBytes,
   normBytes,
 } from './activations.js'
 import { adaptersInFp32 } from './adapter-dtype.js'
@@ -159,7 +160,8 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     quantKeepsInputs: !fullTraining && input.quant === 'nf4' && input.quantKeepsInputs,
     adapterBytes,
   }
-  const block = blockActivationBytes(spec, ctx, input.seq)
+  const mlpHalf = mlpHalfBytes(spec, ctx)
+  const block = attentionHalfBytes(spec, ctx, input.seq) + mlpHalf
   const keptPerBlock = input.gradCheckpointing ? h * residualBytes : block
   const normSaved = normBytes(spec, ctx)
   const lmHead = input.head === 'lm'
@@ -168,7 +170,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     (spec.kind === 'encoder' ? h * normSaved : h * normSaved + (fullTraining && lmHead ? h * e : 0))
   const activations = tokens * (spec.layers * keptPerBlock + edges)
   const workspace =
-    tokens * (blockBackwardWorkspace(spec, ctx, input.seq) + (input.gradCheckpointing ? block : 0))
+    tokens * (blockBackwardWorkspace(spec, ctx, input.seq, mlpHalf) + (input.gradCheckpointing ? block : 0))
 
   // Logits and loss at the start of backward, or one chunk of them under a fused linear cross-entropy.
   let logits = 0

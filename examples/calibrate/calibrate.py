@@ -30,7 +30,7 @@ from dataclasses import asdict
 
 import torch
 
-from decoder import Config, Decoder, add_lora, make_optimizer
+from decoder import Config, Decoder, add_lora, keep_frozen_in, make_optimizer
 
 # Spec-sheet numbers (dense FP16/BF16 tensor TFLOPS with FP32 accumulate, FP32 TFLOPS, memory GB/s, bf16, tf32)
 # for the GPUs rows are usually measured on; the same figures as rigfit's GPU catalogs. Other GPUs: pass
@@ -95,12 +95,14 @@ def measure(cfg: Config, warmup: int, steps: int, min_seconds: float, idle_mib: 
     # Built on the GPU: initialising a billion parameters on the CPU first takes longer than the measurement.
     with torch.device(device):
         model = Decoder(cfg).to(dtype=dtype)
+    autocast_dtype = {"bf16-mixed": torch.bfloat16, "fp16-mixed": torch.float16}.get(cfg.precision)
     if cfg.lora_rank:
         add_lora(model, cfg.lora_rank, cfg.lora_targets, cfg.adapter_dtype)
+        if autocast_dtype:
+            keep_frozen_in(model, autocast_dtype)
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = make_optimizer(cfg, params)
-    autocast_dtype = {"bf16-mixed": torch.bfloat16, "fp16-mixed": torch.float16}.get(cfg.precision)
     scaler = torch.amp.GradScaler("cuda") if cfg.precision == "fp16-mixed" else None
     ids = torch.randint(0, cfg.vocab, (cfg.microBatch, cfg.seq), device=device)
     targets = torch.randint(0, cfg.vocab, (cfg.microBatch, cfg.seq), device=device)

@@ -247,6 +247,14 @@ def add_lora(model: Decoder, rank: int, targets: list[str], adapter_dtype: str =
                     setattr(module, name, LoRALinear(getattr(module, name), rank, dtype))
 
 
+def keep_frozen_in(model: nn.Module, dtype: torch.dtype):
+    """Stores the frozen parameters in `dtype`: under autocast rigfit prices a LoRA model's frozen base in the half
+    type, as its exports load it, and only the adapters stay fp32."""
+    for parameter in model.parameters():
+        if not parameter.requires_grad:
+            parameter.data = parameter.data.to(dtype)
+
+
 def make_optimizer(cfg: Config, params):
     if cfg.optimizer == "adamw":
         kwargs = {"fused": True} if cfg.optimizerImpl == "fused" else {"foreach": cfg.optimizerImpl == "foreach"}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from decoder import Config, Decoder, add_lora, make_optimizer
+from decoder import Config, Decoder, add_lora, keep_frozen_in, make_optimizer
 from settings_cli import run, shape_parser
 
 # The model's own type; bf16-mixed keeps an fp32 model and runs its matmuls in bf16 under autocast.
@@ -37,6 +37,8 @@ def step_peaks(cfg: Config) -> dict:
     model = Decoder(cfg).to(dtype=DTYPES[cfg.precision])
     if cfg.lora_rank:
         add_lora(model, cfg.lora_rank, cfg.lora_targets, cfg.adapter_dtype)
+        if cfg.precision == "bf16-mixed":
+            keep_frozen_in(model, torch.bfloat16)
     model.train()
     optimizer = make_optimizer(cfg, [p for p in model.parameters() if p.requires_grad])
     ids = torch.randint(0, cfg.vocab, (cfg.microBatch, cfg.seq))

@@ -109,6 +109,15 @@ def make_autocast(device, half):
         return nullcontext()
 
 
+def keep_frozen_in(model, half):
+    """Stores the frozen base in the half type, as rigfit prices it and its exports load it: under autocast only the
+    trained adapters stay fp32."""
+    for parameter in model.parameters():
+        if not parameter.requires_grad:
+            parameter.data = parameter.data.to(half)
+    say(f"the frozen base is kept in {str(half).replace('torch.', '')}; the adapters train in float32")
+
+
 def make_model(cfg: RunConfig):
     model = GPT(cfg.model, cfg.seq, cfg.attention, cfg.grad_ckpt)
     if cfg.lora is not None:
@@ -171,8 +180,14 @@ def build_torch(cfg: RunConfig, where: Placement, out: Path) -> Run:
     pure = cfg.precision.endswith("-true")
     engine = strategy_for(cfg, device, world)
     sharded = engine == "fsdp"
+    autocast = make_autocast(device, half) if half is not None and not pure and not sharded else nullcontext()
     if pure and half is not None:
         model = model.to(dtype=half)
+    elif cfg.lora is not None and not isinstance(autocast, nullcontext):
+        keep_frozen_in(model, half)
+    elif cfg.lora is not None and sharded and half is not None:
+        say("FSDP flattens one dtype per unit, so the frozen base is stored in float32 beside the adapters: "
+            "more memory than the plan's 16-bit base")
     model = wrap_fsdp(model, cfg, device, half, pure) if sharded else model.to(device)
     trainable_params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in trainable_params if p.dim() >= 2]
@@ -196,7 +211,6 @@ def build_torch(cfg: RunConfig, where: Placement, out: Path) -> Run:
         from torch.nn.parallel import DistributedDataParallel as DDP
 
         model = DDP(model, device_ids=[device.index] if device.type == "cuda" else None)
-    autocast = make_autocast(device, half) if half is not None and not pure and not sharded else nullcontext()
     scaler = None
     if cfg.precision == "fp16-mixed" and device.type == "cuda":
         if sharded:

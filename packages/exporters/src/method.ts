@@ -1,7 +1,7 @@
 import type { TrainingPlan } from '@rigfit/core'
 import type { Engine } from './engine.js'
 import { loraTargetModules } from './lora-modules.js'
-import { halfType } from './plan-facts.js'
+import { halfType, isPureHalf } from './plan-facts.js'
 import { jsonDocument, textFile } from './render.js'
 import type { ExportFile } from './types.js'
 
@@ -33,6 +33,29 @@ export function baseModelId(plan: TrainingPlan): string | null {
 export function computeDtypeName(plan: TrainingPlan): 'bfloat16' | 'float16' | 'float32' {
   const half = halfType(plan.settings.precision)
   return half === 'bf16' ? 'bfloat16' : half === 'fp16' ? 'float16' : 'float32'
+}
+
+/**
+ * The dtype the model is loaded in, stated in every format that loads one, since the loaders' defaults differ
+ * (transformers before v5 loads fp32, v5 the checkpoint's own type). rigfit prices a frozen base (LoRA, QLoRA) in
+ * the compute half type and a pure-half plan's weights in that type; weights that train under autocast, and every
+ * fp32 plan, are fp32.
+ */
+export function loadDtypeName(plan: TrainingPlan): 'bfloat16' | 'float16' | 'float32' {
+  return plan.settings.lora !== null || isPureHalf(plan.settings.precision)
+    ? computeDtypeName(plan)
+    : 'float32'
+}
+
+/** Why the model loads in `loadDtypeName`'s type, for the formats that carry comments. */
+export function loadDtypeComment(plan: TrainingPlan): string {
+  const precision = plan.settings.precision
+  if (plan.settings.lora !== null)
+    return 'The frozen base loads in the compute type; the adapters train in fp32'
+  if (isPureHalf(precision)) return 'Weights kept in the half type (pure half precision)'
+  return precision === 'fp32'
+    ? 'fp32 training'
+    : 'Trained weights stay fp32; autocast computes in the half type'
 }
 
 /** PEFT `LoraConfig` fields (adapter_config.json), or null for full training. */

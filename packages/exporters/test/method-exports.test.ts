@@ -54,6 +54,7 @@ describe('LoRA and QLoRA are carried by every format', () => {
     const config = yaml11(lightning.find((f) => f.path === 'lightning_config.yaml')?.content ?? '')
     expect(config.model).toEqual({
       model_name_or_path: qlora.model.name,
+      dtype: 'bfloat16',
       adapter_config: 'adapter_config.json',
       quantization_config: 'quantization_config.json',
     })
@@ -150,7 +151,8 @@ describe('the base model a fine-tune starts from', () => {
   it('is the repository for catalog models and none for pretraining', () => {
     const pretrain = loadFixturePlan('rtx4090-bf16')
     const args = json(exportPlan(pretrain, { format: 'hf' }).files, 'model_args.json')
-    expect(args).toEqual({ config_name: 'config.json', block_size: pretrain.settings.seq })
+    // Trained under autocast, the weights load in fp32 whatever the loader's default.
+    expect(args).toEqual({ config_name: 'config.json', dtype: 'float32', block_size: pretrain.settings.seq })
     const withConfig: TrainingPlan = {
       ...lora,
       model: {

@@ -1,7 +1,7 @@
 import type { ModelSpec, TrainingPlan } from '@rigfit/core'
 import { z } from 'zod'
 import { type Engine, engineOf, launchBackend, warnFsdpAsZero3, warnNvmePath } from '../engine.js'
-import { baseModelId, computeDtypeName, methodFiles } from '../method.js'
+import { baseModelId, loadDtypeName, methodFiles } from '../method.js'
 import {
   ADAM_BETAS,
   ADAM_EPSILON,
@@ -153,24 +153,23 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
 const ModelArguments = z.strictObject({
   model_name_or_path: z.string().min(1).optional(),
   config_name: z.string().min(1).optional(),
-  dtype: z.enum(['bfloat16', 'float16', 'float32']).optional(),
+  dtype: z.enum(['bfloat16', 'float16', 'float32']),
   block_size: z.number().int().positive(),
 })
 
 /**
  * run_clm.py's ModelArguments and DataTrainingArguments the plan decides: the model to start from (the base model
- * of a fine-tune, phase A's output for phase B, or the generated config), the dtype it loads in when the plan
- * trains in pure half precision or quantizes the base, and the sequence length (`block_size`).
+ * of a fine-tune, phase A's output for phase B, or the generated config), the dtype it loads in (`loadDtypeName`),
+ * and the sequence length (`block_size`).
  */
 export function buildModelArguments(plan: TrainingPlan, ctx: FormatContext, hasConfig: boolean) {
   const s = plan.settings
-  const args: Omit<z.infer<typeof ModelArguments>, 'block_size'> = {}
+  const args: Pick<z.infer<typeof ModelArguments>, 'model_name_or_path' | 'config_name'> = {}
   const base = baseModelId(plan)
   if (ctx.resume) args.model_name_or_path = ctx.resume.from
   else if (base) args.model_name_or_path = base
   else if (hasConfig) args.config_name = HF_MODEL_CONFIG_FILE
-  if (isPureHalf(s.precision) || s.quant !== 'none') args.dtype = computeDtypeName(plan)
-  return { ...args, block_size: s.seq }
+  return { ...args, dtype: loadDtypeName(plan), block_size: s.seq }
 }
 
 /** Model config fields by architecture: GPT-2 (learned positions, LayerNorm, GELU) and Llama (RoPE, RMSNorm, SwiGLU). */

@@ -2,7 +2,13 @@ import { processesPerNode, type TrainingPlan } from '@rigfit/core'
 import { stringify } from 'yaml'
 import { z } from 'zod'
 import { engineOf } from '../engine.js'
-import { baseModelId, bnbQuantizationConfig, peftAdapterConfig } from '../method.js'
+import {
+  baseModelId,
+  bnbQuantizationConfig,
+  loadDtypeComment,
+  loadDtypeName,
+  peftAdapterConfig,
+} from '../method.js'
 import { halfType, isPureHalf, planSlug } from '../plan-facts.js'
 import { commentLines, provenance, textFile } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
@@ -18,6 +24,7 @@ const HydraHardwareGroup = z.strictObject({
   model: z.strictObject({
     use_gradient_checkpointing: z.boolean(),
     name_or_path: z.string().min(1).optional(),
+    dtype: z.enum(['bfloat16', 'float16', 'float32']),
     lora: z.record(z.string(), z.unknown()).optional(),
     quantization: z.record(z.string(), z.unknown()).optional(),
   }),
@@ -78,6 +85,7 @@ function groupFile(plan: TrainingPlan, ctx: FormatContext): string {
     `  use_gradient_checkpointing: ${s.gradCheckpointing}  # ${s.gradCheckpointing ? 'Recompute activations to fit memory' : 'Activations fit in memory'}`,
   ]
   if (base) model.push(`  name_or_path: ${JSON.stringify(base)}  # Base model of the fine-tune`)
+  model.push(`  dtype: ${loadDtypeName(plan)}  # ${loadDtypeComment(plan)}`)
   if (lora) {
     const { r, lora_alpha, lora_dropout, target_modules, bias, task_type } = lora
     model.push(...block('lora', { r, lora_alpha, lora_dropout, target_modules, bias, task_type }, '  '))

@@ -4,6 +4,7 @@ import { type Engine, engineOf, NVME_OFFLOAD_PATH, warnFsdpAsZero3, warnNvmePath
 import {
   ADAPTER_CONFIG_FILE,
   baseModelId,
+  loadDtypeName,
   methodFiles,
   methodSummary,
   QUANTIZATION_CONFIG_FILE,
@@ -67,6 +68,7 @@ const LightningConfig = z.strictObject({
   model: z
     .strictObject({
       model_name_or_path: z.string().min(1).optional(),
+      dtype: z.enum(['bfloat16', 'float16', 'float32']),
       adapter_config: z.literal(ADAPTER_CONFIG_FILE).optional(),
       quantization_config: z.literal(QUANTIZATION_CONFIG_FILE).optional(),
     })
@@ -130,14 +132,17 @@ export function lightningStrategy(plan: TrainingPlan): LightningConfig['trainer'
   }
 }
 
-/** The LightningModule's conventional init args: the model a fine-tune starts from and its PEFT configs. */
+/**
+ * The LightningModule's conventional init args: the model a fine-tune starts from, the dtype to load it in and its
+ * PEFT configs.
+ */
 function modelSection(plan: TrainingPlan): LightningConfig['model'] {
   const base = baseModelId(plan)
-  const model: NonNullable<LightningConfig['model']> = {}
+  const model: NonNullable<LightningConfig['model']> = { dtype: loadDtypeName(plan) }
   if (base) model.model_name_or_path = base
   if (plan.settings.lora) model.adapter_config = ADAPTER_CONFIG_FILE
   if (plan.settings.quant !== 'none') model.quantization_config = QUANTIZATION_CONFIG_FILE
-  return Object.keys(model).length > 0 ? model : undefined
+  return model
 }
 
 function buildConfig(plan: TrainingPlan, ctx: FormatContext): LightningConfig {

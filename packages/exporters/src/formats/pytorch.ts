@@ -1,6 +1,6 @@
 import { processesPerNode, type TrainingPlan, worldSize } from '@rigfit/core'
 import { engineOf, launchBackend } from '../engine.js'
-import { baseModelId, bnbQuantizationConfig, peftAdapterConfig } from '../method.js'
+import { baseModelId, bnbQuantizationConfig, loadDtypeName, peftAdapterConfig } from '../method.js'
 import { provenance, textFile } from '../render.js'
 import type { Exporter } from '../types.js'
 
@@ -72,6 +72,7 @@ function moduleSource(plan: TrainingPlan, warn: (id: string, message: string) =>
     device: s.device,
     method: s.method,
     model_name_or_path: baseModelId(plan),
+    model_dtype: loadDtypeName(plan),
     micro_batch: s.microBatch,
     grad_accum: s.gradAccum,
     world_size: worldSize(s),

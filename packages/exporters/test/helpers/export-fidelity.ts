@@ -11,6 +11,7 @@ export type UnstatedFact =
   | 'loraTargets'
   | 'quantComputeDtype'
   | 'quantDoubleQuant'
+  | 'loadDtype'
 
 /**
  * The format/fact pairs docs/export.md ("What a format leaves to another") says a format does not state; every
@@ -19,8 +20,13 @@ export type UnstatedFact =
  */
 export const UNSTATED_FACTS: Readonly<Record<string, readonly UnstatedFact[]>> = {
   hf: ['worldSize', 'precision', 'distribution'],
-  kconfig: ['loraTargets', 'quantComputeDtype', 'quantDoubleQuant'],
-  rigfit: ['loraAlpha', 'loraDropout', 'loraTargets', 'quantComputeDtype', 'quantDoubleQuant'],
+  kconfig: ['loraTargets', 'quantComputeDtype', 'quantDoubleQuant', 'loadDtype'],
+  rigfit: ['loraAlpha', 'loraDropout', 'loraTargets', 'quantComputeDtype', 'quantDoubleQuant', 'loadDtype'],
+  // The launchers run the example trainer on the bundled plan, which loads the model as the plan says.
+  accelerate: ['loadDtype'],
+  deepspeed: ['loadDtype'],
+  torchrun: ['loadDtype'],
+  slurm: ['loadDtype'],
 }
 
 /**
@@ -108,5 +114,9 @@ export function exportMismatches(plan: TrainingPlan, format: string, f: Exported
     }
   }
   same('base model', f.baseModel, plan.workload.kind === 'finetune' ? plan.model.name : null)
+  // A frozen base is priced in the compute half type, as are a pure-half plan's weights; trained weights under
+  // autocast and fp32 plans load in fp32.
+  const loadHalf = s.lora !== null || s.precision.endsWith('-true') ? halfOf(s.precision) : null
+  stated('loadDtype', 'load dtype', f.loadDtype, DTYPE[loadHalf ?? ''] ?? 'float32')
   return out
 }

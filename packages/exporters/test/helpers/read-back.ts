@@ -25,6 +25,8 @@ export interface ExportedFacts {
   lora: { r: number; alpha: number | null; dropout: number | null; targets: string[] | string | null } | null
   quant: { type: string; computeDtype: string | null; doubleQuant: boolean | null } | null
   baseModel: string | null
+  /** The dtype the model loads in, where the format states it. */
+  loadDtype: string | null
 }
 
 type Json = Record<string, unknown>
@@ -117,6 +119,7 @@ const EMPTY: ExportedFacts = {
   lora: null,
   quant: null,
   baseModel: null,
+  loadDtype: null,
 }
 
 function readHf(files: ExportFile[]): ExportedFacts {
@@ -144,6 +147,7 @@ function readHf(files: ExportFile[]): ExportedFacts {
     engine,
     ...method,
     baseModel: (modelArgs.model_name_or_path as string | undefined) ?? method.baseModel ?? null,
+    loadDtype: (modelArgs.dtype as string | undefined) ?? null,
   }
 }
 
@@ -272,6 +276,7 @@ function readLightning(files: ExportFile[]): ExportedFacts {
     engine: lightningEngine(t.strategy),
     ...methodFiles(files),
     baseModel: (model?.model_name_or_path as string | undefined) ?? null,
+    loadDtype: (model?.dtype as string | undefined) ?? null,
   }
 }
 
@@ -293,6 +298,7 @@ function readHydra(files: ExportFile[]): ExportedFacts {
     lora: loraFromPeft((model.lora as Json | undefined) ?? null),
     quant: quantFromBnb(quant ?? null),
     baseModel: (model.name_or_path as string | undefined) ?? null,
+    loadDtype: (model.dtype as string | undefined) ?? null,
   }
 }
 
@@ -342,6 +348,7 @@ function readPytorch(files: ExportFile[]): ExportedFacts {
     lora: loraFromPeft(lora as Json | null),
     quant: quantFromBnb(quant as Json | null),
     baseModel: (s.model_name_or_path as string | null) ?? null,
+    loadDtype: (s.model_dtype as string | undefined) ?? null,
   }
 }
 

@@ -19,7 +19,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from decoder import Config, Decoder, add_lora, keep_frozen_in, make_optimizer
-from settings_cli import run, shape_parser
+from settings_cli import config_from, run, shape_parser
 
 # The model's own type; bf16-mixed keeps an fp32 model and runs its matmuls in bf16 under autocast.
 DTYPES = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16, "fp32": torch.float32, "bf16-mixed": torch.float32}
@@ -81,33 +81,6 @@ def step_peaks(cfg: Config) -> dict:
     }
 
 
-def step_config(settings: dict) -> Config:
-    """A Config from flag-style settings (family, hidden, heads, kv_heads, layers, vocab, seq, ...)."""
-    return Config(
-        family=settings.get("family", "llama"),
-        hidden=settings["hidden"],
-        layers=settings.get("layers", 2),
-        heads=settings["heads"],
-        kv_heads=settings["kv_heads"],
-        vocab=settings.get("vocab", 1024),
-        seq=settings["seq"],
-        microBatch=settings.get("micro_batch", 1),
-        precision=settings.get("precision", "bf16-true"),
-        optimizer=settings.get("optimizer", "adamw"),
-        # On a CPU PyTorch's AdamW steps one tensor at a time unless told otherwise.
-        optimizerImpl=settings.get("optimizer_impl", "per-tensor"),
-        gradCheckpointing=settings.get("grad_checkpointing", False),
-        gradAccum=settings.get("grad_accum", 1),
-        # Eager attention: PyTorch builds before 2.0 have no fused scaled_dot_product_attention.
-        attention=settings.get("attention", "eager"),
-        lora_rank=settings.get("lora_rank", 0),
-        lora_targets=settings.get("lora_targets", "q,v").split(","),
-        adapter_dtype=settings.get("adapter_dtype", "model"),
-        experts=settings.get("experts", 0),
-        top_k=settings.get("top_k", 2),
-    )
-
-
 def resolved(cfg: Config) -> dict:
     """The settings the run used, defaults filled in, under the flags' names."""
     return {
@@ -120,7 +93,7 @@ def resolved(cfg: Config) -> dict:
 
 
 def measured(settings: dict) -> dict:
-    cfg = step_config(settings)
+    cfg = config_from(settings)
     return {"config": cfg.hf_config(), "settings": resolved(cfg), **step_peaks(cfg)}
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 
 from decoder import Config, Decoder, add_lora
-from settings_cli import run, shape_parser
+from settings_cli import config_from, run, shape_parser
 
 DTYPES = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16, "fp32": torch.float32}
 
@@ -43,30 +43,8 @@ def saved_bytes(cfg: Config) -> int:
     return sum(storages.values())
 
 
-def block_config(settings: dict) -> Config:
-    """A one-block llama-layout Config from flag-style settings (hidden, heads, kv_heads, seq, ...)."""
-    return Config(
-        family="llama",
-        hidden=settings["hidden"],
-        layers=1,
-        heads=settings["heads"],
-        kv_heads=settings["kv_heads"],
-        vocab=128,
-        seq=settings["seq"],
-        microBatch=settings.get("micro_batch", 1),
-        precision=settings.get("precision", "bf16-true"),
-        # Eager attention: PyTorch builds before 2.0 have no fused scaled_dot_product_attention.
-        attention="eager",
-        lora_rank=settings.get("lora_rank", 0),
-        lora_targets=settings.get("lora_targets", "q,v").split(","),
-        adapter_dtype=settings.get("adapter_dtype", "model"),
-        experts=settings.get("experts", 0),
-        top_k=settings.get("top_k", 2),
-    )
-
-
 def measured(settings: dict) -> dict:
-    cfg = block_config(settings)
+    cfg = config_from(settings, family="llama", layers=1, vocab=128, attention="eager")
     return {"config": cfg.hf_config(), "settings": settings, "savedBytes": saved_bytes(cfg)}
 
 

@@ -7,6 +7,8 @@ import argparse
 import json
 from typing import Callable
 
+from decoder import Config
+
 
 def shape_parser(description: str) -> argparse.ArgumentParser:
     """A parser with --configs and the flags every measurement takes: the block's shape, precision and adapters."""
@@ -37,3 +39,31 @@ def run(parser: argparse.ArgumentParser, measured: Callable[[dict], dict]) -> No
         parser.error("needs " + ", ".join("--" + flag.replace("_", "-") for flag in missing) + " (or --configs FILE)")
     settings = {key: value for key, value in vars(args).items() if key != "configs"}
     print(json.dumps(measured(settings)))
+
+
+def config_from(settings: dict, **fixed) -> Config:
+    """A Config from flag-style settings (underscored flag names), defaults filled in; `fixed` overrides settings."""
+    settings = {**settings, **fixed}
+    return Config(
+        family=settings.get("family", "llama"),
+        hidden=settings["hidden"],
+        layers=settings.get("layers", 2),
+        heads=settings["heads"],
+        kv_heads=settings["kv_heads"],
+        vocab=settings.get("vocab", 1024),
+        seq=settings["seq"],
+        microBatch=settings.get("micro_batch", 1),
+        precision=settings.get("precision", "bf16-true"),
+        optimizer=settings.get("optimizer", "adamw"),
+        # On a CPU PyTorch's AdamW steps one tensor at a time unless told otherwise.
+        optimizerImpl=settings.get("optimizer_impl", "per-tensor"),
+        gradCheckpointing=settings.get("grad_checkpointing", False),
+        gradAccum=settings.get("grad_accum", 1),
+        # Eager attention: PyTorch builds before 2.0 have no fused scaled_dot_product_attention.
+        attention=settings.get("attention", "eager"),
+        lora_rank=settings.get("lora_rank", 0),
+        lora_targets=settings.get("lora_targets", "q,v").split(","),
+        adapter_dtype=settings.get("adapter_dtype", "model"),
+        experts=settings.get("experts", 0),
+        top_k=settings.get("top_k", 2),
+    )

@@ -27,14 +27,35 @@ def shape_parser(description: str) -> argparse.ArgumentParser:
     return parser
 
 
+REQUIRED = ("hidden", "heads", "kv_heads", "seq")
+
+
+def read_configs(parser: argparse.ArgumentParser, path: str) -> list:
+    """The settings objects of --configs, or an error naming the file and the entry at fault."""
+    name = "standard input" if path == "-" else path
+    try:
+        with open(0 if path == "-" else path) as source:
+            configs = json.load(source)
+    except OSError as error:
+        parser.error(f"--configs {name}: {error.strerror}")
+    except json.JSONDecodeError as error:
+        parser.error(f"--configs {name}: not JSON ({error.msg}, line {error.lineno}); give a JSON array of settings objects")
+    if not isinstance(configs, list):
+        parser.error(f"--configs {name}: a JSON array of settings objects is needed, not {type(configs).__name__}")
+    for index, settings in enumerate(configs):
+        missing = [key for key in REQUIRED if not isinstance(settings, dict) or key not in settings]
+        if missing:
+            parser.error(f"--configs {name}: entry {index} needs " + ", ".join(missing))
+    return configs
+
+
 def run(parser: argparse.ArgumentParser, measured: Callable[[dict], dict]) -> None:
     """Measures the flags' configuration, or every one --configs lists, and prints the JSON result."""
     args = parser.parse_args()
     if args.configs:
-        with open(0 if args.configs == "-" else args.configs) as source:
-            print(json.dumps([measured(settings) for settings in json.load(source)]))
+        print(json.dumps([measured(settings) for settings in read_configs(parser, args.configs)]))
         return
-    missing = [flag for flag in ("hidden", "heads", "kv_heads", "seq") if getattr(args, flag) is None]
+    missing = [flag for flag in REQUIRED if getattr(args, flag) is None]
     if missing:
         parser.error("needs " + ", ".join("--" + flag.replace("_", "-") for flag in missing) + " (or --configs FILE)")
     settings = {key: value for key, value in vars(args).items() if key != "configs"}

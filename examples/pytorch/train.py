@@ -130,22 +130,33 @@ def agree(run, loss_sum: torch.Tensor) -> tuple:
     return stats[0].item() / run.world, stats[1].item() > 0  # .item() synchronises the device: timings are real
 
 
-def leave_process_group(run, timeout_s: float = 120.0) -> None:
+def exit_now(code: int) -> None:
+    """Ends a rank that has left its process group: checkpoints and logs are written and flushed, and nothing
+    the interpreter would still tear down (the store client, gloo's and the OpenMP pool's threads) can hold it."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def leave_process_group(run, code: int, timeout_s: float = 120.0) -> int:
     """Rank 0 hosts the store every rank's process group talks through, so it leaves last: each other rank
     leaves, then counts itself out in the store, and rank 0 waits for the count. Leaving first would strand the
-    others polling a closed socket (torch 1.13's TCPStore client spins on it at full CPU until killed)."""
+    others polling a closed socket (torch 1.13's TCPStore client spins on it at full CPU until killed).
+    The process then ends without the interpreter's teardown (`exit_now`): a rank still tearing down its store
+    client when rank 0 closes the store can spin the same way, and its launcher then waits on it for minutes."""
     if not dist.is_initialized():
-        return
+        return code
     store = dist.distributed_c10d._get_default_store()
     dist.barrier()
     if run.rank != 0:
         dist.destroy_process_group()
         store.add("rigfit/left", 1)
-        return
+        exit_now(code)
     deadline = time.monotonic() + timeout_s
     while store.add("rigfit/left", 0) < run.world - 1 and time.monotonic() < deadline:
         time.sleep(0.05)
     dist.destroy_process_group()
+    exit_now(code)
 
 
 def print_settings(run, source_note: str) -> None:
@@ -208,16 +219,14 @@ def train(args) -> int:
         if run.rank == 0:
             emit(f"rigfit train: stopped at step {progress.step} of {max_steps} on a signal; the checkpoint in {run.out} "
                  "resumes it")
-        leave_process_group(run)
-        return STOP.exit_code
+        return leave_process_group(run, STOP.exit_code)
     if run.rank == 0 and measured:
         # The first interval includes compilation and warm-up; the steady rate is the later ones.
         steady = measured[1:] or measured
         report = {"measured_tokens_per_s": sum(steady) / len(steady), "predicted_tokens_per_s": cfg.predicted_tokens_per_s,
                   "measured_max_memory_allocated": peak_memory(run.device), "predicted_peak_allocated": cfg.predicted_peak_allocated}
         emit(f"rigfit train: done {json.dumps(report)}")
-    leave_process_group(run)
-    return 0
+    return leave_process_group(run, 0)
 
 
 def parse_args(argv):

@@ -71,7 +71,18 @@ export const ALLOCATOR_FRAGMENTATION = 0.15
  * NVLink scaling; cuBLAS GEMMs of large transformer shapes run at 80-90% of peak on A100. `validation.test.ts`
  * checks it is the fitted value.
  */
-export const MATMUL_EFFICIENCY = 0.82
+export const MATMUL_EFFICIENCY = 0.88
+
+/**
+ * Share of the matmul efficiency that attention's score and value products (`attentionFlopsPerToken`) reach.
+ * Attention kernels are not one large GEMM: FlashAttention tiles QKᵀ, the online softmax and PV per block of
+ * queries, with non-matmul work between the products and a backward that recomputes the scores. FlashAttention-2
+ * (Dao 2023, arXiv 2307.08691) reaches 50-73% of an A100's peak forward and less backward, against 80-90% for
+ * cuBLAS GEMMs; the Triton and FlashAttention-1 kernels of older stacks reach 25-40%; eager attention runs batched
+ * GEMMs of depth head_dim, too shallow to keep the tensor cores busy. Fitted (`fitTuning`, median absolute error)
+ * to the tokens/s rows jointly with the matmul efficiency; `validation.test.ts` checks it is the fitted value.
+ */
+export const ATTENTION_EFFICIENCY = 0.7
 
 /** Share of the peak memory bandwidth element-wise kernels reach (STREAM-like kernels on A100/H100: 80-90%). */
 export const BANDWIDTH_EFFICIENCY = 0.8
@@ -96,8 +107,8 @@ export const HOST_OPTIMIZER_GBS = 20
  * Host and launch cost of one GPU kernel in eager PyTorch, paid once per kernel whatever its size: the Python
  * call, autograd's bookkeeping, the ATen dispatcher and `cudaLaunchKernel` (5-25 µs of CPU work per op; the
  * GPU-side ramp and tail of a small kernel is of the same order). It is what keeps a small model at a small
- * micro-batch far below its FLOP-bound speed. Fitted (`fitTuning`, median absolute error) to the tokens/s rows
- * together with the matmul efficiency; `validation.test.ts` checks it is the fitted value.
+ * micro-batch far below its FLOP-bound speed. The middle of that range, not fitted: only rows of small models at
+ * small batches constrain it, and a fold that holds them out drifts to 4 µs, slowing nothing it then predicts.
  */
 export const KERNEL_OVERHEAD_SECONDS = 16e-6
 

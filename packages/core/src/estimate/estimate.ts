@@ -12,6 +12,7 @@ import { communicationBytes } from './communication.js'
 import { fitVerdict, runKind } from './confidence.js'
 import {
   ALLOCATOR_FRAGMENTATION,
+  ATTENTION_EFFICIENCY,
   BANDWIDTH_EFFICIENCY,
   ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE,
   HOST_OPTIMIZER_GBS,
@@ -26,7 +27,7 @@ import {
 } from './constants.js'
 import { cudaContextBytes, devicePeakTflops } from './device.js'
 import { eagerElementwiseBytes } from './elementwise.js'
-import { adapterFlopsPerToken, flopsPerToken } from './flops.js'
+import { adapterFlopsPerToken, attentionFlopsPerToken, flopsPerToken } from './flops.js'
 import { gatheredWeightBytes } from './gathered.js'
 import { kernelsPerMicroStep, optimizerStepKernels } from './kernels.js'
 import { adafactorStateElements, OPTIMIZER_STEP_TRAFFIC, optimizerStateBytes } from './optimizer.js'
@@ -48,6 +49,8 @@ const SHARD_STAGE = { none: 0, zero1: 1, zero2: 2, zero3: 3, fsdp: 3 } as const
 /** The global constants fitted to measurements; the validation's leave-one-source-out folds refit them. */
 export interface EstimateTuning {
   matmulEfficiency: number
+  /** Share of the matmul efficiency that attention's products reach. */
+  attentionEfficiency: number
   allocatorFragmentation: number
   /** Seconds each launched kernel costs beyond its work (host dispatch and launch). */
   kernelOverheadSeconds: number
@@ -55,6 +58,7 @@ export interface EstimateTuning {
 
 export const SHIPPED_TUNING: EstimateTuning = {
   matmulEfficiency: MATMUL_EFFICIENCY,
+  attentionEfficiency: ATTENTION_EFFICIENCY,
   allocatorFragmentation: ALLOCATOR_FRAGMENTATION,
   kernelOverheadSeconds: KERNEL_OVERHEAD_SECONDS,
 }
@@ -258,8 +262,11 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     // fp32 adapters multiply at the fp32 (or TF32) rate while the 16-bit base runs on the tensor cores.
     const fp32AdapterFlops = fp32Adapters ? adapterFlopsPerToken(spec, flopsOpts) : 0
     const fp32AdapterTime = fp32Adapters ? fp32AdapterFlops / devicePeakTflops(device, 'fp32', input.tf32) : 0
+    // Attention's products run at their own, lower rate: counted as if its FLOPs were that much larger.
+    const attentionFlops = attentionFlopsPerToken(spec, input.seq, input.gradCheckpointing)
+    const attentionExtra = attentionFlops * (1 / tuning.attentionEfficiency - 1)
     const matmulSeconds =
-      (tokensPerStep * ((hardwareFlops - fp32AdapterFlops) / peakTflops + fp32AdapterTime)) /
+      (tokensPerStep * ((hardwareFlops + attentionExtra - fp32AdapterFlops) / peakTflops + fp32AdapterTime)) /
       (1e12 * efficiency)
 
     const bandwidth = device.memoryBandwidthGBs * 1e9 * BANDWIDTH_EFFICIENCY

@@ -29,12 +29,23 @@ export function matmulParamsPerToken(spec: ModelSpec, head: 'lm' | 'classificati
  */
 export function flopsPerToken(spec: ModelSpec, seq: number, opts: FlopsOptions): number {
   const n = matmulParamsPerToken(spec, opts.head)
-  const attentionForward = 4 * spec.layers * seq * spec.heads * spec.headDim
+  const attentionForward = attentionForwardFlops(spec, seq)
   const forward = 2 * n + attentionForward
   const recompute = opts.gradCheckpointing ? forward : 0
   if (opts.lora) return forward + 2 * n + 2 * attentionForward + recompute + adapterFlopsPerToken(spec, opts)
   return 3 * forward + recompute
 }
+
+/**
+ * The attention products' share of `flopsPerToken`: QKᵀ and PV, 4·L·s·d forward, twice that backward, and the
+ * forward again when checkpointing recomputes it.
+ */
+export function attentionFlopsPerToken(spec: ModelSpec, seq: number, gradCheckpointing: boolean): number {
+  return attentionForwardFlops(spec, seq) * (gradCheckpointing ? 4 : 3)
+}
+
+const attentionForwardFlops = (spec: ModelSpec, seq: number) =>
+  4 * spec.layers * seq * spec.heads * spec.headDim
 
 /**
  * The adapters' share of `flopsPerToken`: 2 FLOPs per adapter weight forward, 4 backward (input and weight

@@ -4,6 +4,7 @@ import { EstimateInput, type ModelSpec } from '../schemas/index.js'
 import { COMPILED_KERNEL_SHARE, KERNEL_OVERHEAD_SECONDS, OPTIMIZER_KERNELS_PER_TENSOR } from './constants.js'
 import { type ElementwiseContext, eagerElementwiseBytes } from './elementwise.js'
 import { estimate, SHIPPED_TUNING } from './estimate.js'
+import { attentionFlopsPerToken } from './flops.js'
 import { forwardKernelsPerBlock, kernelsPerMicroStep, optimizerStepKernels } from './kernels.js'
 
 const model = (id: string): ModelSpec => {
@@ -135,6 +136,27 @@ describe('step time', () => {
       const perTensor = tokensPerSecond({ model: spec, optimizerImpl: 'per-tensor' })
       expect(fused, spec.id).toBeGreaterThan(foreach)
       expect(foreach, spec.id).toBeGreaterThan(perTensor)
+    }
+  })
+
+  it("runs attention's products at their own rate: the time they add is their FLOPs at the attention efficiency", () => {
+    for (const spec of decoders) {
+      for (const gradCheckpointing of [false, true]) {
+        const shares = [512, 4096, 32768].map((seq) => {
+          const fields = input({ model: spec, seq, microBatch: 2, gradAccum: 2, gradCheckpointing })
+          const stepAt = (attentionEfficiency: number) =>
+            estimate(fields, { ...SHIPPED_TUNING, attentionEfficiency }).throughput?.stepSeconds ?? 0
+          const peakFlops = (estimate(fields).speed?.peakTflops ?? 0) * 1e12 * SHIPPED_TUNING.matmulEfficiency
+          const attention = seq * 2 * 2 * attentionFlopsPerToken(spec, seq, gradCheckpointing)
+          const name = `${spec.id} seq ${seq}${gradCheckpointing ? ' ckpt' : ''}`
+          // At the matmul's own rate attention costs nothing extra; at half of it, its FLOPs once more.
+          expect(stepAt(0.5) - stepAt(1), name).toBeCloseTo(attention / peakFlops, 9)
+          expect(stepAt(SHIPPED_TUNING.attentionEfficiency), name).toBeGreaterThan(stepAt(1))
+          return (stepAt(0.5) - stepAt(1)) / stepAt(1)
+        })
+        // The score and value products grow with the square of the sequence, the rest of the step linearly.
+        expect(shares, spec.id).toEqual([...shares].sort((a, b) => a - b))
+      }
     }
   })
 

@@ -1,7 +1,12 @@
 import type { RunKind, ValidationRow } from '../schemas/index.js'
 import { FIT_BANDS, type FitBand } from './confidence.js'
-import { type EstimateTuning, SHIPPED_TUNING } from './estimate.js'
-import { evaluateValidationRow, isMemoryMetric, type ValidationOutcome } from './validation.js'
+import { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
+import {
+  evaluateValidationRow,
+  isMemoryMetric,
+  type ValidationOutcome,
+  validationInput,
+} from './validation.js'
 import { median } from './validation-summary.js'
 
 const steps = (from: number, to: number, step: number) =>
@@ -12,22 +17,25 @@ const steps = (from: number, to: number, step: number) =>
 
 /** The values each fitted constant is searched over. */
 export const TUNING_GRID = {
-  matmulEfficiency: steps(0.3, 0.9, 0.01),
+  matmulEfficiency: steps(0.3, 0.95, 0.01),
   allocatorFragmentation: steps(0, 1, 0.01),
-  /** Microseconds, searched jointly with the matmul efficiency: both move only tokens/s. */
+  /** Searched jointly with the matmul efficiency: both move only tokens/s. */
+  attentionEfficiency: steps(0.3, 1, 0.1),
+  /** Microseconds; fitted only to the launch-bound tokens/s rows (`fitSpeed`). */
   kernelOverheadMicroseconds: steps(0, 30, 1),
 } as const
 
 /**
  * What a constant is when no training row constrains it (a fold that holds out the only source measuring it):
- * cuBLAS GEMMs of transformer sizes at 75% of peak (NVIDIA's Deep Learning Performance guide, 70-80%), and an
- * allocator that reserves only what it allocates. Falling back to the shipped value instead would leak the
+ * cuBLAS GEMMs of transformer sizes at 75% of peak (NVIDIA's Deep Learning Performance guide, 70-80%), attention at
+ * 70% of that (FlashAttention-2's 50-73% of peak against GEMMs' 80-90%), 10 µs per kernel launch (the middle of the
+ * 5-25 µs of host work per eager PyTorch op), and an allocator that reserves only what it allocates. Falling back to the shipped value instead would leak the
  * held-out source into its own prediction.
  */
 export const PRIOR_TUNING: EstimateTuning = {
   matmulEfficiency: 0.75,
+  attentionEfficiency: 0.7,
   allocatorFragmentation: 0,
-  // The middle of the 5-25 µs of host work per eager PyTorch op.
   kernelOverheadSeconds: 10e-6,
 }
 
@@ -57,33 +65,70 @@ function best<T>(
   return bestValue
 }
 
-/** Every pair of the matmul efficiency and the kernel overhead, the two constants of the step time. */
-const SPEED_GRID = TUNING_GRID.matmulEfficiency.flatMap((matmulEfficiency) =>
-  TUNING_GRID.kernelOverheadMicroseconds.map((us) => ({
-    matmulEfficiency,
-    kernelOverheadSeconds: us * 1e-6,
-  })),
+/** Every pair of the matmul and attention efficiencies, fitted jointly: both set the rate of the matrix work. */
+const EFFICIENCY_GRID = TUNING_GRID.attentionEfficiency.flatMap((attentionEfficiency) =>
+  TUNING_GRID.matmulEfficiency.map((matmulEfficiency) => ({ matmulEfficiency, attentionEfficiency })),
 )
 
 /**
- * The global constants fitted to rows: the matmul efficiency and the kernel overhead jointly to the tokens/s rows,
- * the allocator's fragmentation to the rows that see the allocator's reservation (nvidia-smi and
- * max_memory_reserved). Speed and memory constants move only their own metrics, so they are fitted apart.
+ * A tokens/s row constrains the kernel launch cost when launches are at least this share of its step (at the
+ * prior constants). Large-batch rows spend 1-4% of their step launching: fitted to them, the launch cost drifts to
+ * whatever shaves a hundredth of a percent off their error, and then mispredicts the small models it matters for.
+ */
+export const LAUNCH_BOUND_SHARE = 0.1
+
+/** Fewer launch-bound rows than this leave the launch cost at its prior. */
+const MIN_LAUNCH_BOUND_ROWS = 5
+
+/** The share of a row's predicted step spent launching kernels, at the prior constants. */
+export function launchShare(row: ValidationRow): number {
+  const input = validationInput(row)
+  const step = estimate(input, PRIOR_TUNING).throughput?.stepSeconds ?? 0
+  const launchFree =
+    estimate(input, { ...PRIOR_TUNING, kernelOverheadSeconds: 0 }).throughput?.stepSeconds ?? 0
+  return step > 0 ? (step - launchFree) / step : 0
+}
+
+/**
+ * The step time's constants: the matmul and attention efficiencies jointly to every tokens/s row, and the kernel
+ * launch cost to the launch-bound rows alone, with the efficiencies fitted first at the prior launch cost and then
+ * again at the fitted one.
+ */
+function fitSpeed(speedRows: readonly ValidationRow[]) {
+  const efficiencies = (kernelOverheadSeconds: number) =>
+    best(speedRows, EFFICIENCY_GRID, (value) => ({ ...SHIPPED_TUNING, ...value, kernelOverheadSeconds }), {
+      matmulEfficiency: PRIOR_TUNING.matmulEfficiency,
+      attentionEfficiency: PRIOR_TUNING.attentionEfficiency,
+    })
+  const launchBound = speedRows.filter((row) => launchShare(row) >= LAUNCH_BOUND_SHARE)
+  let kernelOverheadSeconds = PRIOR_TUNING.kernelOverheadSeconds
+  if (launchBound.length >= MIN_LAUNCH_BOUND_ROWS) {
+    const first = efficiencies(kernelOverheadSeconds)
+    kernelOverheadSeconds = best(
+      launchBound,
+      TUNING_GRID.kernelOverheadMicroseconds.map((us) => us / 1e6),
+      (seconds) => ({ ...SHIPPED_TUNING, ...first, kernelOverheadSeconds: seconds }),
+      kernelOverheadSeconds,
+    )
+  }
+  return { ...efficiencies(kernelOverheadSeconds), kernelOverheadSeconds }
+}
+
+/**
+ * The global constants fitted to rows: the step time's to the tokens/s rows (`fitSpeed`), the allocator's
+ * fragmentation to the rows that see the allocator's reservation (nvidia-smi and max_memory_reserved). Speed and
+ * memory constants move only their own metrics, so they are fitted apart.
  */
 export function fitTuning(rows: readonly ValidationRow[]): EstimateTuning {
   const speedRows = rows.filter((r) => r.metric === 'tokens_per_second')
   const reservedRows = rows.filter((r) => r.metric === 'nvidia-smi' || r.metric === 'max_memory_reserved')
-  const speed = best(speedRows, SPEED_GRID, (value) => ({ ...SHIPPED_TUNING, ...value }), {
-    matmulEfficiency: PRIOR_TUNING.matmulEfficiency,
-    kernelOverheadSeconds: PRIOR_TUNING.kernelOverheadSeconds,
-  })
   const allocatorFragmentation = best(
     reservedRows,
     TUNING_GRID.allocatorFragmentation,
     (value) => ({ ...SHIPPED_TUNING, allocatorFragmentation: value }),
     PRIOR_TUNING.allocatorFragmentation,
   )
-  return { ...speed, allocatorFragmentation }
+  return { ...fitSpeed(speedRows), allocatorFragmentation }
 }
 
 export interface HeldOutFold {

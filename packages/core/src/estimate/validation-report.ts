@@ -67,7 +67,7 @@ export function renderValidationReport(
       return errors.length ? abs(median(errors)) : '–'
     }
     lines.push(
-      `| ${fold.source} | ${own.length} | ${med(own, false)} | ${med(fold.outcomes, false)} | ${med(own, true)} | ${med(fold.outcomes, true)} | matmul ${fold.tuning.matmulEfficiency.toFixed(2)}, kernel ${(fold.tuning.kernelOverheadSeconds * 1e6).toFixed(0)} µs, fragmentation ${fold.tuning.allocatorFragmentation.toFixed(2)} |`,
+      `| ${fold.source} | ${own.length} | ${med(own, false)} | ${med(fold.outcomes, false)} | ${med(own, true)} | ${med(fold.outcomes, true)} | matmul ${fold.tuning.matmulEfficiency.toFixed(2)}, attention ${fold.tuning.attentionEfficiency.toFixed(1)}, fragmentation ${fold.tuning.allocatorFragmentation.toFixed(2)} |`,
     )
   }
   const held = new Map(heldOut.map((o) => [o.id, o]))

@@ -6,6 +6,9 @@ that running sum, on top of what was allocated when the step began (weights, opt
 step's peak allocated memory: what torch.cuda.max_memory_allocated() reports on a GPU, without the caching
 allocator's rounding. rigfit's `peakAllocated` predicts it, so this checks the whole peak (activations, logits and
 loss, backward workspace, checkpoint recomputation, gradients, optimizer temporaries) against PyTorch itself.
+`reservedBytes` is what torch.cuda.max_memory_reserved() reports for the same stream: the model's tensors moved to
+the device, then both steps' allocations and frees, replayed through the CUDA caching allocator's rules
+(caching_allocator.py).
 Prints one JSON object per configuration; with `--configs FILE` (`-` for standard input), a JSON array of settings
 objects in, a JSON array of results out, in one process.
 
@@ -18,12 +21,14 @@ from __future__ import annotations
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function
 
+from caching_allocator import replay
 from decoder import Config, Decoder, add_lora, keep_frozen_in, make_optimizer
 from settings_cli import config_from, run, shape_parser
 
 # The model's own type; bf16-mixed keeps an fp32 model and runs its matmuls in bf16 under autocast.
 DTYPES = {"bf16-true": torch.bfloat16, "fp16-true": torch.float16, "fp32": torch.float32, "bf16-mixed": torch.float32}
 STEP = "optimizer-step"
+RECORDED = "recorded-step"
 
 
 def storage_bytes(tensors) -> int:
@@ -53,32 +58,57 @@ def step_peaks(cfg: Config) -> dict:
             optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
+    # What model.to(device) allocates, tensor by tensor in module order, before any step.
+    loaded = [(t.storage().data_ptr(), t.storage().nbytes()) for t in [*model.parameters(), *model.buffers(), ids, targets]]
     # The first step creates the optimizer's states; the recorded one starts where every later step starts.
-    step()
-    state = [t for s in optimizer.state.values() for t in s.values() if torch.is_tensor(t)]
-    persistent = storage_bytes([*model.parameters(), *model.buffers(), *state, ids, targets])
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
-    events = prof.profiler.kineto_results.events()
-    step_range = next(e for e in events if e.name() == STEP)
-    step_start = step_range.start_us()
-    # Memory events come in the order they were made; the step's own begin after its range opens.
+        state = [t for s in optimizer.state.values() for t in s.values() if torch.is_tensor(t)]
+        persistent = storage_bytes([*model.parameters(), *model.buffers(), *state, ids, targets])
+        with record_function(RECORDED):
+            step()
+    allocations, ranges = memory_events(prof)
+    recorded_start, step_start = ranges[RECORDED], ranges[STEP][-1]
     running = backward = optimizer_step = 0
-    for event in events:
-        if event.name() != "[memory]":
+    made = set()  # the recorded step's own allocations: a free of older memory (the range's handle) is not its
+    for at, ptr, nbytes in allocations:
+        if at < recorded_start or (nbytes < 0 and ptr not in made):
             continue
-        running += event.nbytes()
-        if event.start_us() < step_start:
+        if nbytes > 0:
+            made.add(ptr)
+        else:
+            made.discard(ptr)
+        running += nbytes
+        if at < step_start:
             backward = max(backward, running)
         else:
             optimizer_step = max(optimizer_step, running)
+    allocator = replay([*loaded, *((ptr, nbytes) for _, ptr, nbytes in allocations)])
     return {
         "persistentBytes": persistent,
         "backwardPeakBytes": persistent + backward,
         "stepPeakBytes": persistent + optimizer_step,
         "peakAllocatedBytes": persistent + max(backward, optimizer_step),
         "leftBytes": running,
+        "reservedBytes": allocator.peak_reserved,
     }
+
+
+def memory_events(prof) -> tuple[list, dict]:
+    """The recording's allocations and frees in the order they were made, as (time, address, signed bytes), and
+    the start times of the recorded step and of every optimizer step (named ranges)."""
+    allocations, ranges = [], {}
+    pending = list(prof.profiler.kineto_results.experimental_event_tree())
+    while pending:
+        event = pending.pop()
+        pending.extend(event.children)
+        fields = event.extra_fields
+        if type(fields).__name__ == "_ExtraFields_Allocation":
+            allocations.append((event.start_time_ns, fields.ptr, fields.alloc_size))
+        elif event.name in (RECORDED, STEP):
+            ranges.setdefault(event.name, []).append(event.start_time_ns)
+    allocations.sort(key=lambda a: a[0])
+    return allocations, {name: sorted(starts) if name == STEP else min(starts) for name, starts in ranges.items()}
 
 
 def resolved(cfg: Config) -> dict:

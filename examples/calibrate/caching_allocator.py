@@ -132,7 +132,8 @@ def main() -> None:
     try:
         requests = [(key, int(nbytes)) for key, nbytes in json.load(sys.stdin)]
     except (ValueError, TypeError) as error:
-        sys.exit(f"caching_allocator.py: standard input is not a JSON list of [key, bytes] pairs ({error})")
+        sys.exit(f"caching_allocator.py: standard input is not a JSON list of [key, bytes] pairs ({error}); "
+                 "e.g. [[1, 4096], [1, -1]] allocates 4096 bytes under key 1, then frees them")
     allocator = replay(requests)
     print(json.dumps({
         "peakReservedBytes": allocator.peak_reserved, "peakAllocatedBytes": allocator.peak_allocated,

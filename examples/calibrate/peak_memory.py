@@ -31,10 +31,9 @@ STEP = "optimizer-step"
 RECORDED = "recorded-step"
 
 
-def storage_bytes(tensors) -> int:
-    """Bytes of the distinct storages behind these tensors."""
-    storages = {t.storage().data_ptr(): t.storage().nbytes() for t in tensors if t is not None}
-    return sum(storages.values())
+def storages(tensors) -> dict:
+    """The distinct storages behind these tensors, address to bytes, in the tensors' order (a tied weight once)."""
+    return {t.storage().data_ptr(): t.storage().nbytes() for t in tensors if t is not None}
 
 
 def step_peaks(cfg: Config) -> dict:
@@ -59,16 +58,16 @@ def step_peaks(cfg: Config) -> dict:
         optimizer.zero_grad(set_to_none=True)
 
     # What model.to(device) allocates, tensor by tensor in module order, before any step.
-    loaded = [(t.storage().data_ptr(), t.storage().nbytes()) for t in [*model.parameters(), *model.buffers(), ids, targets]]
+    loaded = storages([*model.parameters(), *model.buffers(), ids, targets])
     # The first step creates the optimizer's states; the recorded one starts where every later step starts.
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
         state = [t for s in optimizer.state.values() for t in s.values() if torch.is_tensor(t)]
-        persistent = storage_bytes([*model.parameters(), *model.buffers(), *state, ids, targets])
+        persistent = sum(storages([*model.parameters(), *model.buffers(), *state, ids, targets]).values())
         with record_function(RECORDED):
             step()
     allocations, ranges = memory_events(prof)
-    recorded_start, step_start = ranges[RECORDED], ranges[STEP][-1]
+    recorded_start, step_start = ranges[RECORDED][0], ranges[STEP][-1]
     running = backward = optimizer_step = 0
     made = set()  # the recorded step's own allocations: a free of older memory (the range's handle) is not its
     for at, ptr, nbytes in allocations:
@@ -83,7 +82,7 @@ def step_peaks(cfg: Config) -> dict:
             backward = max(backward, running)
         else:
             optimizer_step = max(optimizer_step, running)
-    allocator = replay([*loaded, *((ptr, nbytes) for _, ptr, nbytes in allocations)])
+    allocator = replay([*loaded.items(), *((ptr, nbytes) for _, ptr, nbytes in allocations)])
     return {
         "persistentBytes": persistent,
         "backwardPeakBytes": persistent + backward,
@@ -96,7 +95,7 @@ def step_peaks(cfg: Config) -> dict:
 
 def memory_events(prof) -> tuple[list, dict]:
     """The recording's allocations and frees in the order they were made, as (time, address, signed bytes), and
-    the start times of the recorded step and of every optimizer step (named ranges)."""
+    the start times of each named range (the recorded step, every optimizer step), earliest first."""
     allocations, ranges = [], {}
     pending = list(prof.profiler.kineto_results.experimental_event_tree())
     while pending:
@@ -108,7 +107,7 @@ def memory_events(prof) -> tuple[list, dict]:
         elif event.name in (RECORDED, STEP):
             ranges.setdefault(event.name, []).append(event.start_time_ns)
     allocations.sort(key=lambda a: a[0])
-    return allocations, {name: sorted(starts) if name == STEP else min(starts) for name, starts in ranges.items()}
+    return allocations, {name: sorted(starts) for name, starts in ranges.items()}
 
 
 def resolved(cfg: Config) -> dict:

@@ -29,8 +29,8 @@ export const TUNING_GRID = {
  * What a constant is when no training row constrains it (a fold that holds out the only source measuring it):
  * cuBLAS GEMMs of transformer sizes at 75% of peak (NVIDIA's Deep Learning Performance guide, 70-80%), attention at
  * 70% of that (FlashAttention-2's 50-73% of peak against GEMMs' 80-90%), 10 µs per kernel launch (the middle of the
- * 5-25 µs of host work per eager PyTorch op), and an allocator that reserves only what it allocates. Falling back to the shipped value instead would leak the
- * held-out source into its own prediction.
+ * 5-25 µs of host work per eager PyTorch op), and an allocator that reserves only what it allocates. Falling back
+ * to the shipped value instead would leak the held-out source into its own prediction.
  */
 export const PRIOR_TUNING: EstimateTuning = {
   matmulEfficiency: 0.75,
@@ -75,18 +75,18 @@ const EFFICIENCY_GRID = TUNING_GRID.attentionEfficiency.flatMap((attentionEffici
  * prior constants). Large-batch rows spend 1-4% of their step launching: fitted to them, the launch cost drifts to
  * whatever shaves a hundredth of a percent off their error, and then mispredicts the small models it matters for.
  */
-export const LAUNCH_BOUND_SHARE = 0.1
+const LAUNCH_BOUND_SHARE = 0.1
 
 /** Fewer launch-bound rows than this leave the launch cost at its prior. */
 const MIN_LAUNCH_BOUND_ROWS = 5
 
-/** The share of a row's predicted step spent launching kernels, at the prior constants. */
-export function launchShare(row: ValidationRow): number {
+/** Whether launching kernels is at least `LAUNCH_BOUND_SHARE` of a row's predicted step, at the prior constants. */
+export function isLaunchBound(row: ValidationRow): boolean {
   const input = validationInput(row)
   const step = estimate(input, PRIOR_TUNING).throughput?.stepSeconds ?? 0
   const launchFree =
     estimate(input, { ...PRIOR_TUNING, kernelOverheadSeconds: 0 }).throughput?.stepSeconds ?? 0
-  return step > 0 ? (step - launchFree) / step : 0
+  return step > 0 && (step - launchFree) / step >= LAUNCH_BOUND_SHARE
 }
 
 /**
@@ -100,7 +100,7 @@ function fitSpeed(speedRows: readonly ValidationRow[]) {
       matmulEfficiency: PRIOR_TUNING.matmulEfficiency,
       attentionEfficiency: PRIOR_TUNING.attentionEfficiency,
     })
-  const launchBound = speedRows.filter((row) => launchShare(row) >= LAUNCH_BOUND_SHARE)
+  const launchBound = speedRows.filter(isLaunchBound)
   let kernelOverheadSeconds = PRIOR_TUNING.kernelOverheadSeconds
   if (launchBound.length >= MIN_LAUNCH_BOUND_ROWS) {
     const first = efficiencies(kernelOverheadSeconds)

@@ -13,8 +13,7 @@ import {
 import {
   bandsFromOutcomes,
   fitTuning,
-  LAUNCH_BOUND_SHARE,
-  launchShare,
+  isLaunchBound,
   leaveOneSourceOut,
   PRIOR_TUNING,
 } from './validation-fit.js'
@@ -104,8 +103,9 @@ describe('validation dataset', () => {
 
   it('fits the kernel launch cost to the launch-bound rows only, and keeps its prior without them', () => {
     const speedRows = rows.filter((r) => r.metric === 'tokens_per_second')
-    const launchBound = speedRows.filter((r) => launchShare(r) >= LAUNCH_BOUND_SHARE)
-    const others = speedRows.filter((r) => launchShare(r) < LAUNCH_BOUND_SHARE)
+    const bound = speedRows.map(isLaunchBound)
+    const launchBound = speedRows.filter((_, i) => bound[i])
+    const others = speedRows.filter((_, i) => !bound[i])
     expect(launchBound.length).toBeGreaterThanOrEqual(5)
     expect(others.length).toBeGreaterThanOrEqual(5)
     // Large-batch rows barely move with the launch cost: they leave it where the prior puts it.

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
+import { freedBlockServes, reservation } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
 import { onPath, REPO } from './helpers/engines.js'
 
@@ -117,6 +118,51 @@ describe('the CUDA caching allocator replayed on a stream of requests', () => {
         [1, 10 * MiB],
       ]).allocatedBytes,
     ).toBe(10 * MiB)
+  })
+
+  it('agrees with the estimator on which freed block serves which later request', () => {
+    const sizes = [0.5, 1, 1.5, 4, 9.5, 12, 19, 20, 21, 44, 96].map((m) => m * MiB)
+    for (const freed of sizes)
+      for (const request of sizes) {
+        const held = replay([
+          [0, freed],
+          [0, -1],
+          [1, request],
+        ])
+        const served = held.peakReservedBytes === replay([[0, freed]]).reservedBytes
+        expect(served, `${freed / MiB} MiB freed, ${request / MiB} MiB asked`).toBe(
+          freedBlockServes(freed, request),
+        )
+      }
+  })
+
+  it('reserves what the estimator does when the optimizer step follows backward', () => {
+    // Six saved activations freed by backward, then six gradients: shared blocks when the activations are at
+    // least as large, both sets of segments side by side when they are not.
+    for (const activation of [12, 16, 44, 96].map((m) => m * MiB))
+      for (const gradient of [12, 22, 44, 64].map((m) => m * MiB)) {
+        const stream: [number, number][] = [
+          ...allocate(Array(6).fill(activation)),
+          ...Array.from({ length: 6 }, (_, key): [number, number] => [key, -1]),
+          ...Array.from({ length: 6 }, (_, key): [number, number] => [6 + key, gradient]),
+        ]
+        const predicted = reservation(
+          {
+            backwardPeak: 6 * activation,
+            backwardChurn: 6 * activation,
+            stepPeak: 6 * gradient,
+            stepTemporaries: 0,
+            activations: 6 * activation,
+            activationBlock: activation,
+            gradientBlock: gradient,
+          },
+          0,
+          Number.POSITIVE_INFINITY,
+        )
+        expect(replay(stream).peakReservedBytes, `${activation / MiB} / ${gradient / MiB} MiB`).toBe(
+          predicted.reserved,
+        )
+      }
   })
 
   it('refuses input that is not a list of [key, bytes] pairs, saying so', () => {

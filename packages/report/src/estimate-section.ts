@@ -145,6 +145,9 @@ export async function estimateSection(report: EstimateReport): Promise<string> {
     ['Device', report.device],
     ['Parameters', `${grouped(result.params.total)} (${grouped(result.params.trainable)} trained)`],
     ['Total per device', gibCell(result.perDevice.total)],
+    ...(result.perDevice.releasable > 0
+      ? [['Of it, cache released when full', gibCell(result.perDevice.releasable)] as [string, string]]
+      : []),
     ['Capacity', result.capacity === null ? null : gibCell(result.capacity)],
     ['Fits', result.fits === null ? null : result.fits ? 'yes' : 'no'],
     ['Host RAM for offloaded states', gibCell(result.host.total)],

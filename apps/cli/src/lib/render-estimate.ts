@@ -74,6 +74,10 @@ export function renderEstimate(
   lines.push(`  ${'─'.repeat(43)}`)
   lines.push(`  ${'peak allocated'.padEnd(30)} ${gib(d.peakAllocated).padStart(12)}  ${paint.dim(phase)}`)
   lines.push(`  ${'reserved by the allocator'.padEnd(30)} ${gib(d.reserved).padStart(12)}`)
+  if (d.releasable > 0)
+    lines.push(
+      `  ${'  of which releasable cache'.padEnd(30)} ${gib(d.releasable).padStart(12)}  ${paint.dim('freed activation blocks the optimizer step cannot use; released when the GPU fills')}`,
+    )
   lines.push(`  ${'CUDA context'.padEnd(30)} ${gib(d.cudaContext).padStart(12)}`)
   if (d.communication > 0) lines.push(`  ${'NCCL buffers'.padEnd(30)} ${gib(d.communication).padStart(12)}`)
   lines.push(
@@ -109,7 +113,8 @@ function band(result: EstimateResult): string {
 }
 
 function verdict(result: EstimateResult, paint: Paint): string {
-  const total = result.perDevice.total
+  // The cache the allocator frees when the device is full is not needed.
+  const total = result.perDevice.total - result.perDevice.releasable
   if (result.capacity === null) {
     return `Needs ${gib(total)} per device. Pass --gpu or --vram to check the fit.`
   }

@@ -57,12 +57,29 @@ export const CUDA_CONTEXT_BYTES = {
 } as const
 
 /**
- * Extra bytes the caching allocator reserves per byte of memory that is allocated and freed every step
- * (activations, logits, temporaries): blocks split for one size cannot serve another, so reserved exceeds the
- * allocated peak. Fitted (`fitTuning` in validation-fit.ts, median absolute error) to the dataset's nvidia-smi and
- * max_memory_reserved rows; `validation.test.ts` checks it is the fitted value.
+ * PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp, defaults without PYTORCH_CUDA_ALLOC_CONF):
+ * requests of up to `kSmallSize` (1 MiB) come from 2 MiB segments of a small pool (`kSmallBuffer`); larger ones
+ * from the large pool, those under `kMinLargeAlloc` (10 MiB) in shared 20 MiB segments (`kLargeBuffer`), the rest
+ * in a segment of their own rounded up to `kRoundLarge` (2 MiB). A free block is split for a smaller request of
+ * its pool and merged with free neighbours of its segment, never across segments; when a request finds the device
+ * full, the free cached segments are released and the request retried.
  */
-export const ALLOCATOR_FRAGMENTATION = 0.15
+export const CACHING_ALLOCATOR = {
+  smallSize: 2 ** 20,
+  smallSegment: 2 * 2 ** 20,
+  minLargeAlloc: 10 * 2 ** 20,
+  largeSegment: 20 * 2 ** 20,
+  roundLarge: 2 * 2 ** 20,
+} as const
+
+/**
+ * Extra bytes the caching allocator reserves per byte of memory that one phase of the step (backward, or the
+ * optimizer step) allocates and frees: blocks split for one size leave remainders the next request does not fit.
+ * Blocks one phase frees that the other phase's requests cannot use are counted by the allocator's rules
+ * (`reservation` in allocator.ts), not by this share. Fitted (`fitTuning` in validation-fit.ts, median absolute
+ * error) to the dataset's nvidia-smi and max_memory_reserved rows; `validation.test.ts` checks it is the fitted value.
+ */
+export const ALLOCATOR_FRAGMENTATION = 0.18
 
 /**
  * Share of the dense tensor-core (or vector) peak that matrix multiplies reach in training, with data-parallel

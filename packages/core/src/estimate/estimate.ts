@@ -8,6 +8,7 @@ import {
   normBytes,
 } from './activations.js'
 import { adaptersInFp32 } from './adapter-dtype.js'
+import { reservation } from './allocator.js'
 import { communicationBytes } from './communication.js'
 import { fitVerdict, runKind } from './confidence.js'
 import {
@@ -231,18 +232,34 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   const stepPeak = persistent + gradients + stepTemporaries
   const backwardMax = Math.max(backwardPeak, backwardEndPeak)
   const peakAllocated = Math.max(backwardMax, stepPeak)
-  const churn =
-    backwardMax < stepPeak
-      ? stepTemporaries
-      : backwardPeak >= backwardEndPeak
-        ? backwardExtras + activations + Math.max(logits, workspace)
-        : endExtras + firstBlock
-  const reserved = peakAllocated + tuning.allocatorFragmentation * churn
   const device = input.device
   const context =
     input.cudaContextBytes ??
     (device ? cudaContextBytes(device) : cudaContextBytes({ kind: 'cuda', computeCapability: null }))
   const communication = communicationBytes(input, device)
+  // The largest token-shaped tensor forward saves (an MoE expert sees its share of the tokens), against the
+  // gradient of one MLP projection (or of one adapter) the optimizer step needs.
+  const expertShare = spec.experts ? spec.experts.topK / spec.experts.count : 1
+  const activationBlock =
+    tokens *
+    (input.gradCheckpointing ? h * residualBytes : Math.max(expertShare * spec.ffn * e, h * residualBytes))
+  const gradientBlock = (fullTraining ? h * spec.ffn : largestTrainable) * gradBytes
+  const { reserved, releasable } = reservation(
+    {
+      backwardPeak: backwardMax,
+      backwardChurn:
+        backwardPeak >= backwardEndPeak
+          ? backwardExtras + activations + Math.max(logits, workspace)
+          : endExtras + firstBlock,
+      stepPeak,
+      stepTemporaries,
+      activations,
+      activationBlock,
+      gradientBlock,
+    },
+    tuning.allocatorFragmentation,
+    device ? device.vramBytes - context - communication : Number.POSITIVE_INFINITY,
+  )
   const totalBytes = reserved + context + communication
   const other = ddpBuckets + Math.max(backwardExtras + Math.max(0, workspace - logits), stepTemporaries)
 
@@ -334,7 +351,9 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     speed = { flopsPerToken: hardwareFlops, peakTflops, computeShare: matmulSeconds / stepSeconds }
   }
 
-  const fit = capacity === null ? null : fitVerdict(totalBytes, capacity, runKind(input))
+  // Cached segments the allocator releases when the device runs short never make a run fail.
+  const neededBytes = totalBytes - releasable
+  const fit = capacity === null ? null : fitVerdict(neededBytes, capacity, runKind(input))
   return {
     params: { total, trainable, embedding: parts.embedding + parts.head },
     perDevice: {
@@ -346,6 +365,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
       other: Math.round(other),
       peakAllocated: Math.round(peakAllocated),
       reserved: Math.round(reserved),
+      releasable: Math.round(releasable),
       cudaContext: Math.round(context),
       communication: Math.round(communication),
       total: Math.round(totalBytes),
@@ -357,7 +377,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     peakPhase: backwardMax >= stepPeak ? 'backward' : 'optimizer-step',
     speed,
     verdict: fit?.verdict ?? null,
-    headroom: capacity === null ? null : Math.round(capacity - totalBytes),
+    headroom: capacity === null ? null : Math.round(capacity - neededBytes),
     confidence: fit?.confidence ?? null,
   }
 }

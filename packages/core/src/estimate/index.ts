@@ -1,4 +1,5 @@
 export { type ActivationContext, blockActivationBytes, blockBackwardWorkspace } from './activations.js'
+export { freedBlockServes, type Reservation, reservation, type StepMemory } from './allocator.js'
 export { FIT_BANDS, type FitBand, fallbackBand, fitVerdict, runKind } from './confidence.js'
 export * as ESTIMATE_CONSTANTS from './constants.js'
 export {

@@ -21,7 +21,10 @@ export interface ValidationOutcome {
   kind: RunKind
   /** The published figure; for `oom` and `fits` rows, the device memory the run had. */
   measured: number
-  /** rigfit's figure for the metric; for `oom` and `fits` rows, the predicted nvidia-smi total. */
+  /**
+   * rigfit's figure for the metric; for `oom` and `fits` rows, what the run needs: the predicted nvidia-smi total
+   * less the releasable cache.
+   */
   predicted: number
   /** (predicted - measured) / measured. */
   error: number
@@ -121,7 +124,8 @@ export function evaluateValidationRow(
       break
     case 'oom':
     case 'fits':
-      predicted = result.perDevice.total
+      // What the run needs: the cache the allocator releases when the device is full does not count.
+      predicted = result.perDevice.total - result.perDevice.releasable
       verdict = fitVerdict(predicted, measured, kind, bands).verdict
       break
   }

@@ -118,6 +118,12 @@ export const MemoryBreakdown = z.object({
   peakAllocated: Bytes,
   /** What the caching allocator holds at the peak (torch.cuda.max_memory_reserved()). */
   reserved: Bytes,
+  /**
+   * The part of `reserved` that is free cached segments the allocator releases when a request finds the device
+   * full: blocks backward freed that the optimizer step's requests do not fit. Counted in `total` (nvidia-smi shows
+   * it) but not in the fit verdict or the headroom. Absent from plans written before it was counted: read as 0.
+   */
+  releasable: Bytes.default(0),
   cudaContext: Bytes,
   /**
    * What NCCL (RCCL) holds outside the caching allocator for a job of several ranks: its protocol buffers per
@@ -198,7 +204,10 @@ export const EstimateResult = z.object({
    * `does-not-fit` when even the largest over-prediction exceeds it, `borderline` in between; null without capacity.
    */
   verdict: FitVerdict.nullable(),
-  /** Capacity minus the predicted nvidia-smi total (negative when over); null without capacity. */
+  /**
+   * Capacity minus what the run needs: the predicted nvidia-smi total less the releasable cache (negative when
+   * over); null without capacity.
+   */
   headroom: z.number().int().nullable(),
   /** The validation error band behind the verdict; null without capacity. */
   confidence: FitConfidence.nullable(),

@@ -9,7 +9,7 @@ import {
 } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
 import { bundledCatalogEntries } from './helpers/bundled-catalogs.js'
-import { rigfitJson } from './helpers/run-cli.js'
+import { rigfit, rigfitJson } from './helpers/run-cli.js'
 
 const decoders = MODEL_CATALOG.filter((model) => model.kind === 'decoder')
 const gpus = bundledCatalogEntries().filter((entry) => entry.vendor === 'nvidia' || entry.vendor === 'amd')
@@ -77,5 +77,34 @@ describe('the releasable cache, over every catalog decoder and CUDA/ROCm GPU', (
     expect(result.headroom).toBe(result.capacity - (result.perDevice.total - result.perDevice.releasable))
     const { releasable: _, ...before } = result.perDevice
     expect(EstimateResult.parse({ ...result, perDevice: before }).perDevice.releasable).toBe(0)
+  })
+
+  it('shows in a plan that keeps one, in its JSON and on its memory line', () => {
+    const args = [
+      'plan',
+      '--gpu',
+      'H100 SXM5 80GB',
+      '--model',
+      'llama-3.2-3b',
+      '--method',
+      'full',
+      '--seq',
+      '512',
+      '--micro-batch',
+      '1',
+      '--grad-accum',
+      '1',
+      '--time-budget',
+      '10m',
+    ]
+    const plan = rigfitJson([...args, '--json'])
+    const cached = plan.memory.perDevice.releasable
+    expect(cached).toBeGreaterThan(0)
+    expect(plan.memory.perDevice.total).toBeLessThanOrEqual(plan.memory.capacityBytes)
+    const text = rigfit([...args, '--no-color'])
+    expect(text.status).toBe(0)
+    expect(text.stdout).toContain(
+      `(${(cached / 2 ** 30).toFixed(2)} GiB of it cache released when the GPU fills)`,
+    )
   })
 })

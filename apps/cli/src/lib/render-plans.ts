@@ -158,7 +158,7 @@ export function renderPlan(plan: TrainingPlan): string {
     '',
     `Memory per device: ${gib(m.total)} of ${gib(plan.memory.capacityBytes)} (${Math.round(plan.memory.usedFraction * 100)}%, budget ${Math.round(plan.memory.budgetFraction * 100)}%)`,
     table(mem),
-    `  peak allocated ${gib(m.peakAllocated, 2)}, reserved ${gib(m.reserved, 2)}${plan.memory.hostBytes > 0 ? `; host RAM ${gib(plan.memory.hostBytes, 2)}` : ''}`,
+    `  peak allocated ${gib(m.peakAllocated, 2)}, reserved ${gib(m.reserved, 2)}${m.releasable > 0 ? ` (${gib(m.releasable, 2)} of it cache released when the GPU fills)` : ''}${plan.memory.hostBytes > 0 ? `; host RAM ${gib(plan.memory.hostBytes, 2)}` : ''}`,
     '',
     `Speed: ${fmtCount(plan.throughput.tokensPerSecond)} tokens/s (${fmtCount(plan.throughput.tokensPerSecondPerDevice)} per device), ${plan.throughput.stepSeconds.toFixed(2)} s per step, MFU ${(plan.throughput.mfu * 100).toFixed(0)}%`,
     `Tokens: ${fmtCount(plan.tokens.budget)} (${plan.tokens.tokensPerParam.toFixed(1)} per parameter; bound by ${plan.tokens.binding}) in ${plan.time.steps} steps`,

@@ -155,6 +155,7 @@ describe('the CUDA caching allocator replayed on a stream of requests', () => {
             activations: 6 * activation,
             activationBlock: activation,
             gradientBlock: gradient,
+            segmentCache: true,
           },
           0,
           Number.POSITIVE_INFINITY,

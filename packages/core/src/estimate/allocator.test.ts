@@ -30,6 +30,7 @@ const step = (fields: Partial<StepMemory>): StepMemory => ({
   activations: 4 * GiB,
   activationBlock: 200 * MiB,
   gradientBlock: 100 * MiB,
+  segmentCache: true,
   ...fields,
 })
 
@@ -49,6 +50,8 @@ describe('reservation', () => {
     // Only what exceeds the larger phase's own reservation is releasable.
     expect(releasable).toBe(22 * GiB - (20 * GiB + GiB))
     expect(reservation({ ...small, gradientBlock: 50 * MiB }, 0.2, Infinity).releasable).toBe(0)
+    // Apple's MPS allocator and host memory do not keep CUDA-style segments.
+    expect(reservation({ ...small, segmentCache: false }, 0.2, Infinity).reserved).toBe(21 * GiB)
   })
 
   it('holds the cached blocks to the room the device has, and never less than the phases need', () => {

@@ -16,6 +16,11 @@ export interface StepMemory {
   activationBlock: number
   /** One weight gradient the optimizer step needs beside them, in bytes (an MLP projection's). */
   gradientBlock: number
+  /**
+   * The device's memory comes from PyTorch's segment-caching allocator (CUDA, and the HIP and XPU ones built on
+   * its design); Apple's MPS allocator and host memory follow other rules.
+   */
+  segmentCache: boolean
 }
 
 export interface Reservation {
@@ -61,7 +66,8 @@ export function reservation(step: StepMemory, fragmentation: number, room: numbe
   const backward = step.backwardPeak + fragmentation * step.backwardChurn
   const optimizerStep = step.stepPeak + fragmentation * step.stepTemporaries
   const needed = Math.max(backward, optimizerStep)
-  const stranded = freedBlockServes(step.activationBlock, step.gradientBlock) ? 0 : step.activations
+  const stranded =
+    !step.segmentCache || freedBlockServes(step.activationBlock, step.gradientBlock) ? 0 : step.activations
   const reserved = Math.max(needed, Math.min(optimizerStep + stranded, room))
   return { reserved, releasable: reserved - needed }
 }

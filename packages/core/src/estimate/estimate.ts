@@ -256,6 +256,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
       activations,
       activationBlock,
       gradientBlock,
+      segmentCache: !device || device.kind === 'cuda' || device.kind === 'rocm' || device.kind === 'xpu',
     },
     tuning.allocatorFragmentation,
     device ? device.vramBytes - context - communication : Number.POSITIVE_INFINITY,

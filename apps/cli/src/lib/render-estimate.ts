@@ -118,7 +118,7 @@ function verdict(result: EstimateResult, paint: Paint): string {
   if (result.capacity === null) {
     return `Needs ${gib(total)} per device. Pass --gpu or --vram to check the fit.`
   }
-  const headroom = result.capacity - total
+  const headroom = result.headroom ?? result.capacity - total
   const share = ((headroom / result.capacity) * 100).toFixed(0)
   const note = band(result)
   if (result.verdict === 'fits') {

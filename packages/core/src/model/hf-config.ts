@@ -1,6 +1,7 @@
 import { RigfitError } from '../errors.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import { SUPPORTED_MODEL_TYPES, type TypeTraits, traitsOf } from './family-traits.js'
+import { nearestSupportedModelType, refuseUnpriceable } from './unpriceable.js'
 
 type Json = Record<string, unknown>
 
@@ -127,7 +128,7 @@ function inferTraits(reader: ConfigReader, modelType: string): TypeTraits {
     reader.fail(
       'hidden_act',
       `is missing and model_type "${modelType}" is not one rigfit knows, so the MLP kind cannot be told`,
-      `Add "hidden_act" to the config, or use one of the known model types: ${SUPPORTED_MODEL_TYPES.join(', ')}.`,
+      `The nearest supported model type is "${nearestSupportedModelType(modelType)}"; add "hidden_act" to the config, or use one of the known model types: ${SUPPORTED_MODEL_TYPES.join(', ')}.`,
     )
   }
   const norm = reader.has('rms_norm_eps')
@@ -139,6 +140,7 @@ function inferTraits(reader: ConfigReader, modelType: string): TypeTraits {
     reader.fail(
       'rms_norm_eps',
       `(or "layer_norm_eps") is missing and model_type "${modelType}" is not one rigfit knows, so the norm kind cannot be told`,
+      `The nearest supported model type is "${nearestSupportedModelType(modelType)}"; add "rms_norm_eps" or "layer_norm_eps" to the config if the model has that layout.`,
     )
   }
   const rope =
@@ -191,13 +193,7 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
       `Add "model_type" (one of ${SUPPORTED_MODEL_TYPES.join(', ')}) to the config.`,
     )
   }
-  if (/moe/.test(modelType)) {
-    reader.fail(
-      'model_type',
-      `"${modelType}" uses shared experts, which rigfit does not model`,
-      'Mixtral-style experts (model_type mixtral) are supported.',
-    )
-  }
+  refuseUnpriceable(config, modelType, source)
   const traits = traitsOf(modelType) ?? inferTraits(reader, modelType)
 
   const hidden = reader.positiveInt(FIELDS.hidden)

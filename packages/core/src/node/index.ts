@@ -22,7 +22,8 @@ export {
   type PacksResult,
   type ValidationTarget,
 } from './load-pack.js'
-export { resolveModel } from './resolve-model.js'
+export { readFolderWeights, readSafetensorsHeader } from './model-weights.js'
+export { readModelFolder, resolveModel } from './resolve-model.js'
 export {
   assertReplaceable,
   existingKind,

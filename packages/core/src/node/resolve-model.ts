@@ -7,6 +7,7 @@ import { modelSpecFromHfConfig } from '../model/hf-config.js'
 import { describeJsonError } from '../packs/safe-json.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import { readTextFile } from './files.js'
+import { readFolderWeights } from './model-weights.js'
 
 /** A Hugging Face config.json is a few kilobytes; anything near this is not one. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024
@@ -19,21 +20,22 @@ async function isDirectory(path: string): Promise<boolean | undefined> {
   }
 }
 
-/** Reads and parses a config.json (or a model directory holding one). */
-async function readConfigFile(path: string, isDir: boolean): Promise<ModelSpec> {
-  const file = isDir ? join(path, 'config.json') : path
+/** Reads and parses a config.json file: the spec, and the JSON for the fields the spec does not keep. */
+function readConfigJson(
+  file: string,
+  isDirFile: boolean,
+): { spec: ModelSpec; json: Record<string, unknown> } {
   const read = readTextFile(file, MAX_CONFIG_BYTES)
   if (!read.ok) {
     throw new RigfitError('input', 'E_MODEL_CONFIG', `${file}: cannot be read (${read.message})`, {
-      suggestion: isDir
+      suggestion: isDirFile
         ? 'A model directory must contain the config.json of the model.'
         : 'Check the path and its permissions.',
     })
   }
-  const text = read.text
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(read.text)
   } catch (error) {
     throw new RigfitError(
       'input',
@@ -45,7 +47,21 @@ async function readConfigFile(path: string, isDir: boolean): Promise<ModelSpec> 
       },
     )
   }
-  return modelSpecFromHfConfig(json, file)
+  return { spec: modelSpecFromHfConfig(json, file), json: json as Record<string, unknown> }
+}
+
+/**
+ * A model folder (a download, or a snapshot of the Hugging Face cache): its config.json, and what its safetensors
+ * headers say about the weights (exact parameter count and stored dtype) when it holds any.
+ */
+export function readModelFolder(dir: string): ModelSpec {
+  const { spec, json } = readConfigJson(join(dir, 'config.json'), true)
+  const weights = readFolderWeights(dir, spec, json)
+  return weights ? { ...spec, weights } : spec
+}
+
+async function readConfigFile(path: string, isDir: boolean): Promise<ModelSpec> {
+  return isDir ? readModelFolder(path) : readConfigJson(path, false).spec
 }
 
 /**

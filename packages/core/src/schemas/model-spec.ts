@@ -2,6 +2,40 @@ import { z } from 'zod'
 
 export const MODEL_SPEC_SCHEMA_VERSION = 1
 
+/**
+ * Where a model read from the Hugging Face Hub came from: the repository, the revision asked for, and the commit
+ * the files were read at (so a trainer can load exactly those weights). Never a token or an endpoint URL.
+ */
+export const HubRef = z.object({
+  /** `org/name` on the Hub. */
+  repo: z.string(),
+  /** The revision asked for: `main` unless `--model org/name@revision` named a branch, tag or commit. */
+  revision: z.string(),
+  /** The commit the config was read at (the Hub's X-Repo-Commit, or the cache's snapshot folder); null when the mirror did not say. */
+  commit: z.string().nullable(),
+  /** Where the config was read: the local Hugging Face cache, rigfit's own cache, or the Hub. */
+  from: z.enum(['hf-cache', 'rigfit-cache', 'hub']),
+})
+export type HubRef = z.infer<typeof HubRef>
+
+/** What the weights' safetensors headers (or their index) say, next to what the config implies. */
+export const ModelWeights = z.object({
+  /** Parameters stored in the weights: counted from the headers, or the index's byte total over the stored dtype. */
+  params: z.number().int().nonnegative(),
+  /** Parameters the config's architecture implies (countParams). */
+  configParams: z.number().int().nonnegative(),
+  /** The two agree within 1%. */
+  agrees: z.boolean(),
+  /** The safetensors dtype holding most of the parameters (BF16, F16, F32, ...). */
+  dtype: z.string(),
+  /** Bytes of tensor data. */
+  bytes: z.number().int().nonnegative(),
+  /** headers: every shard's header read; index: model.safetensors.index.json's total only. */
+  from: z.enum(['headers', 'index']),
+  files: z.number().int().positive(),
+})
+export type ModelWeights = z.infer<typeof ModelWeights>
+
 export const ModelSpec = z.object({
   schemaVersion: z.literal(MODEL_SPEC_SCHEMA_VERSION),
   /** Catalog id, config path, or a generated name such as `gpt-124m`. */
@@ -34,5 +68,9 @@ export const ModelSpec = z.object({
   attentionDropout: z.number().min(0).max(1).default(0),
   /** Dropout on the residual branches and embeddings in training; it keeps a mask per hidden value. */
   hiddenDropout: z.number().min(0).max(1).default(0),
+  /** Set when the model was read from the Hugging Face Hub (or its cache): repository, revision and commit. */
+  hub: HubRef.optional(),
+  /** Set when a local model folder holds safetensors weights: their exact parameter count and stored dtype. */
+  weights: ModelWeights.optional(),
 })
 export type ModelSpec = z.infer<typeof ModelSpec>

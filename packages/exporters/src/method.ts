@@ -69,6 +69,10 @@ export function peftAdapterConfig(
     peft_type: 'LORA',
     task_type: plan.model.kind === 'encoder' ? 'SEQ_CLS' : 'CAUSAL_LM',
     base_model_name_or_path: baseModelId(plan),
+    // PEFT's LoraConfig.revision: the base model's revision, so the adapter reloads onto the weights it trained on.
+    ...(plan.model.hub && plan.workload.kind === 'finetune'
+      ? { revision: plan.model.hub.commit ?? plan.model.hub.revision }
+      : {}),
     r: lora.rank,
     lora_alpha: loraAlpha(lora.rank),
     lora_dropout: LORA_DROPOUT,

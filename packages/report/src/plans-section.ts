@@ -1,4 +1,4 @@
-import type { TrainingPlan } from '@rigfit/core'
+import { describeHubOrigin, type TrainingPlan } from '@rigfit/core'
 import { barChart } from './bar-chart.js'
 import { type Chart, renderChart } from './chart.js'
 import { escapeHtml, list, renderTable, section } from './html.js'
@@ -28,6 +28,10 @@ function summaryTable(plans: LabelledPlan[]): string {
         (p) =>
           `${p.model.name} (${grouped(p.params.total)} parameters, ${grouped(p.params.trainable)} trained)`,
       ),
+      // A model read from the Hub names the revision its numbers came from.
+      ...(plans.some(({ plan }) => plan.model.hub)
+        ? [row('Hub', (p) => describeHubOrigin(p.model) ?? '—')]
+        : []),
       row(
         'Micro-batch × accumulation',
         (p) => `${p.settings.microBatch} × ${p.settings.gradAccum} = ${p.settings.effectiveBatch}`,

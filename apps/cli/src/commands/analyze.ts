@@ -52,7 +52,7 @@ export default class Analyze extends RigfitCommand {
       if (!this.jsonEnabled()) this.log([renderProfileSummary(profile), '', renderScore(score)].join('\n'))
       return { profile, score }
     }
-    const workload = await workloadFromFlags(flags)
+    const workload = await workloadFromFlags(flags, this.config.cacheDir)
     // Skipped rule packs and an assumed CPU are warnings of every plan (planModes), so they are listed here too.
     const { plans, failures } = await planModes(this, profile, workload, MODES, options)
     const suggestions = collectAdvice(plans, 'suggestions')

@@ -12,15 +12,16 @@ import {
   runKind,
   type TrainingPoint,
 } from '@rigfit/core'
-import { resolveModel } from '@rigfit/core/node'
 import { osReserveBytes } from '@rigfit/profiler'
 import { RigfitCommand } from '../lib/base-command.js'
 import { type EstimateContext, resolveEstimateContext } from '../lib/estimate-context.js'
 import { stackFlags, stackInput } from '../lib/estimate-stack-flags.js'
+import { resolveModelArg } from '../lib/hub/resolve-model-arg.js'
 import { parseLoraTargets } from '../lib/pin-flags.js'
 import { renderEstimate } from '../lib/render-estimate.js'
 import { writeEstimateReport } from '../lib/report-estimate.js'
 import { reportFlag } from '../lib/report-write.js'
+import { hubOptions, hubTimeoutFlag } from '../lib/workload-flags.js'
 
 const GIB = 2 ** 30
 
@@ -29,6 +30,7 @@ export default class Estimate extends RigfitCommand {
     'Predict per-GPU training memory (weights, gradients, optimizer states, activations, logits, allocator and CUDA context) and, with --gpu, tokens/s for full, LoRA and QLoRA training. The model is validated against published measurements (see docs/estimate.md).'
 
   static override examples = [
+    '<%= config.bin %> estimate --model Qwen/Qwen2.5-7B-Instruct --seq 2048 --micro-batch 1 --lora-rank 16 --gpu "RTX 4090"',
     '<%= config.bin %> estimate --model llama-3.1-8b --seq 2048 --micro-batch 1 --gpu "A100 80GB"',
     '<%= config.bin %> estimate --model mistral-7b --seq 1024 --micro-batch 4 --lora-rank 16 --lora-targets q,k,v,o --quant nf4 --precision bf16-true --gpu "RTX 4090"',
     '<%= config.bin %> estimate --model ./my-model/config.json --seq 4096 --micro-batch 2 --grad-ckpt --gpus 8 --sharding fsdp --vram 80 --json',
@@ -39,9 +41,10 @@ export default class Estimate extends RigfitCommand {
   static override flags = {
     model: Flags.string({
       description:
-        'Catalog id (see --list-models), Hugging Face id of a catalog model, or path to a config.json.',
-      helpValue: 'ID|config.json',
+        'A Hugging Face Hub id (Qwen/Qwen2.5-7B-Instruct, org/name@revision), a local model folder or config.json, or a catalog id (see --list-models).',
+      helpValue: 'org/name[@rev]|folder|config.json|ID',
     }),
+    timeout: hubTimeoutFlag(),
     seq: Flags.integer({ description: 'Sequence length in tokens.', min: 1, max: 4_194_304 }),
     'micro-batch': Flags.integer({
       description: 'Sequences per GPU per forward pass.',
@@ -162,7 +165,10 @@ export default class Estimate extends RigfitCommand {
     const { flags } = await this.parse(Estimate)
     if (flags['list-models']) return this.listModels()
 
-    const model = await resolveModel(required(flags.model, '--model', 'llama-3.1-8b'))
+    const { spec: model } = await resolveModelArg(
+      required(flags.model, '--model', 'llama-3.1-8b'),
+      hubOptions(this.config.cacheDir, flags.timeout),
+    )
     const seq = required(flags.seq, '--seq', '2048')
     const microBatch = required(flags['micro-batch'], '--micro-batch', '1')
     const warnings: string[] = []

@@ -107,7 +107,7 @@ export default class Explain extends RigfitCommand {
     const { packs, problems } = await loadAllPacks(this, { rulesDir: flags.rules })
     for (const problem of problems) this.warn(`pack skipped: ${formatProblem(problem)}`)
     const profile = await resolvePlanningProfile(this, flags)
-    const workload = await workloadFromFlags(flags)
+    const workload = await workloadFromFlags(flags, this.config.cacheDir)
     const decisions = await decide(packs, deriveFacts(profile, workload, mode))
     // The plan `rigfit plan` makes with these flags, by the same path (packs, decisions, generator).
     const { plans, failures } = await planModes(this, profile, workload, [mode], {

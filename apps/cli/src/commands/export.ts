@@ -179,11 +179,14 @@ export default class Export extends RigfitCommand {
     const profile = await resolvePlanningProfile(this, flags)
     // Planned for the job's nodes, as `rigfit plan --nodes N` plans it (strategy, sharding and micro-batch chosen
     // for every rank), so the export is that plan rather than a one-node plan rescaled.
-    const workload = await workloadFromFlags({
-      ...flags,
-      nodes: flags.nodes ?? 1,
-      'dataset-size': flags['dataset-size'],
-    })
+    const workload = await workloadFromFlags(
+      {
+        ...flags,
+        nodes: flags.nodes ?? 1,
+        'dataset-size': flags['dataset-size'],
+      },
+      this.config.cacheDir,
+    )
     const { plans, failures, packProblems } = await planModes(this, profile, workload, [mode], options)
     const failure = failures[mode]
     if (failure) throw failure

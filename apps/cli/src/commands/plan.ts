@@ -69,7 +69,7 @@ export default class Plan extends RigfitCommand {
         options.rulesDir,
       )
     }
-    const workload = await workloadFromFlags(flags)
+    const workload = await workloadFromFlags(flags, this.config.cacheDir)
     if (flags.recommend) {
       // Ranking compares GPU counts, so a given price is per GPU there; presets keep their own list price.
       const ranking = await recommendHardware(

@@ -89,7 +89,7 @@ export default class Report extends RigfitCommand {
   ): Promise<void> {
     const modes = (flags.mode ?? [...MODES]) as Mode[]
     const options = planOptionsFromFlags(flags)
-    const workload = await workloadFromFlags(flags)
+    const workload = await workloadFromFlags(flags, this.config.cacheDir)
     const profile = await resolvePlanningProfile(this, flags)
     input.machine = machineSummary(profile)
     input.plans = await makePlans(this, profile, workload, modes, options)

@@ -1,4 +1,4 @@
-import type { EstimateInput, EstimateResult } from '@rigfit/core'
+import { type EstimateInput, type EstimateResult, modelOriginRows } from '@rigfit/core'
 import { fmtCount, gib as formatGib } from './format.js'
 
 export interface Paint {
@@ -53,6 +53,7 @@ export function renderEstimate(
   const lines: string[] = []
   const { model } = input
   lines.push(`${paint.bold('Model')}     ${model.id}${model.name !== model.id ? ` (${model.name})` : ''}`)
+  for (const [label, text] of modelOriginRows(model)) lines.push(`${label.padEnd(10)}${text}`)
   lines.push(
     `          ${fmtCount(result.params.total)} parameters, ${fmtCount(result.params.trainable)} trainable · ${model.layers} layers × ${model.hidden} hidden`,
   )

@@ -1,4 +1,4 @@
-import type { Mode, PerformanceScore, TrainingPlan } from '@rigfit/core'
+import { type Mode, modelOriginRows, type PerformanceScore, type TrainingPlan } from '@rigfit/core'
 import { fmtCount, fmtHours, gib, table } from './format.js'
 
 type Plans = Partial<Record<Mode, TrainingPlan>>
@@ -128,6 +128,7 @@ export function renderPlan(plan: TrainingPlan): string {
         'Model',
         `${plan.model.name}: ${plan.model.layers} layers x ${plan.model.hidden} hidden, ${plan.model.heads} heads (${plan.model.kvHeads} kv), vocab ${plan.model.vocab}`,
       ],
+      ...modelOriginRows(plan.model),
       ['Parameters', `${fmtCount(plan.params.total)} total, ${fmtCount(plan.params.trainable)} trainable`],
       [
         'Method',

@@ -1,4 +1,11 @@
-import { describeJsonError, type EstimateInput, EstimateResult, estimate, RigfitError } from '@rigfit/core'
+import {
+  describeJsonError,
+  type EstimateInput,
+  EstimateResult,
+  estimate,
+  modelOriginRows,
+  RigfitError,
+} from '@rigfit/core'
 import { MAX_INPUT_DOCUMENT_BYTES, readTextFile } from '@rigfit/core/node'
 import type { EstimateReport, SweepPoint } from '@rigfit/report'
 import { type WrittenReport, writeReport } from './report-write.js'
@@ -29,6 +36,7 @@ function sweep(input: EstimateInput, key: 'microBatch' | 'seq', from: number, li
 function settingsRows(input: EstimateInput): [string, string][] {
   const rows: [string, string][] = [
     ['Model', `${input.model.name} (${input.model.id})`],
+    ...modelOriginRows(input.model),
     ['Sequence', `${input.seq} tokens`],
     ['Micro-batch × accumulation', `${input.microBatch} × ${input.gradAccum}`],
     ['Precision', input.precision],

@@ -8,18 +8,24 @@ import {
   WORKLOAD_SCHEMA_VERSION,
   type Workload,
 } from '@rigfit/core'
-import { resolveModel } from '@rigfit/core/node'
 import { countDatasetFile } from './dataset-file.js'
+import {
+  DEFAULT_HUB_TIMEOUT_MS,
+  type HubOptions,
+  modelTokenizer,
+  resolveModelArg,
+} from './hub/resolve-model-arg.js'
 import { type PinFlagValues, pinFlags, pinsFromFlags } from './pin-flags.js'
 
 /** Flags that describe what the user wants to train, shared by `analyze` and `plan`. */
 export const workloadFlags = {
   model: Flags.string({
     description:
-      'Fine-tune this model: a catalog id (rigfit estimate --help lists them) or a path to a Hugging Face config.json (with --method pretrain: train that architecture from scratch). Without it, plans pretrain a generated model from scratch.',
+      'Fine-tune this model: a Hugging Face Hub id (Qwen/Qwen2.5-7B-Instruct, org/name@revision), a local model folder or config.json, or a catalog id (rigfit estimate --list-models). With --method pretrain: train that architecture from scratch. Without it, plans pretrain a generated model from scratch.',
     helpGroup: 'WORKLOAD',
     exclusive: ['params'],
   }),
+  timeout: hubTimeoutFlag(),
   method: Flags.string({
     description:
       'Fine-tuning method, auto letting each mode pick the one that fits; pretrain trains --model from scratch.',
@@ -64,7 +70,7 @@ export const workloadFlags = {
   }),
   dataset: Flags.string({
     description:
-      'A local training file (.jsonl, .txt, .parquet) whose examples and tokens are counted: with --tokenizer or the tokenizer.json beside --model config.json, else at 4 bytes of text per token.',
+      'A local training file (.jsonl, .txt, .parquet) whose examples and tokens are counted: with --tokenizer or the tokenizer.json of --model (beside its config.json, in its folder, or from the Hub), else at 4 bytes of text per token.',
     helpGroup: 'WORKLOAD',
     exclusive: ['dataset-size', 'dataset-tokens', 'examples'],
   }),
@@ -103,8 +109,26 @@ export const workloadFlags = {
   ...pinFlags,
 }
 
+/** `--timeout`: how long a Hub request may take, for every command that reads `--model`. */
+export function hubTimeoutFlag() {
+  return Flags.integer({
+    description:
+      'Seconds to wait for the Hugging Face Hub (or HF_ENDPOINT) when --model names a Hub id that is not cached.',
+    min: 1,
+    max: 3600,
+    default: DEFAULT_HUB_TIMEOUT_MS / 1000,
+    helpGroup: 'WORKLOAD',
+  })
+}
+
+/** Where Hub models are cached and how long to wait for the Hub: rigfit's cache folder and `--timeout`. */
+export function hubOptions(cacheDir: string, timeoutSeconds: number | undefined): HubOptions {
+  return { cacheDir, timeoutMs: (timeoutSeconds ?? DEFAULT_HUB_TIMEOUT_MS / 1000) * 1000 }
+}
+
 export interface WorkloadFlagValues extends PinFlagValues {
   model?: string
+  timeout?: number
   method: string
   params?: string
   tokens?: string
@@ -122,14 +146,15 @@ export interface WorkloadFlagValues extends PinFlagValues {
   nodes: number
 }
 
-/** Builds the Workload the planner works from, resolving model ids and config paths. */
-export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Workload> {
+/**
+ * Builds the Workload the planner works from, resolving model ids, Hub ids, folders and config paths; `cacheDir` is
+ * rigfit's cache folder (Hub configs are kept there).
+ */
+export async function workloadFromFlags(flags: WorkloadFlagValues, cacheDir: string): Promise<Workload> {
   const pretrain = flags.method === 'pretrain' || flags.params !== undefined || flags.model === undefined
-  const model = flags.model
-    ? await resolveModel(flags.model)
-    : flags.params !== undefined
-      ? generatedModel(flags.params)
-      : null
+  const hub = hubOptions(cacheDir, flags.timeout)
+  const resolved = flags.model ? await resolveModelArg(flags.model, hub) : null
+  const model = resolved ? resolved.spec : flags.params !== undefined ? generatedModel(flags.params) : null
   if (flags.params !== undefined && flags.method !== 'auto' && flags.method !== 'pretrain') {
     throw new RigfitError(
       'usage',
@@ -137,7 +162,7 @@ export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Work
       `--params pretrains a new model from scratch; --method ${flags.method} fine-tunes an existing one.`,
       {
         suggestion:
-          'Drop --method, or fine-tune with --model <catalog id | config.json> instead of --params.',
+          'Drop --method, or fine-tune with --model <Hub id | folder | config.json | catalog id> instead of --params.',
       },
     )
   }
@@ -153,15 +178,22 @@ export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Work
       'E_METHOD_WITHOUT_MODEL',
       `--method ${flags.method} needs a model to fine-tune.`,
       {
-        suggestion: 'Add --model <catalog id | config.json>, or drop --method to pretrain from scratch.',
+        suggestion:
+          'Add --model <Hub id | folder | config.json | catalog id>, or drop --method to pretrain from scratch.',
       },
     )
   }
-  const frozenModels = await Promise.all((flags['frozen-model'] ?? []).map((id) => resolveModel(id)))
+  const frozenModels = await Promise.all(
+    (flags['frozen-model'] ?? []).map(async (id) => (await resolveModelArg(id, hub)).spec),
+  )
+  const tokenizer =
+    flags.dataset === undefined || flags.tokenizer !== undefined || resolved === null
+      ? flags.tokenizer
+      : ((await modelTokenizer(resolved, hub)) ?? undefined)
   const dataset =
     flags.dataset === undefined
       ? null
-      : await countDatasetFile(flags.dataset, { tokenizer: flags.tokenizer, model: flags.model })
+      : await countDatasetFile(flags.dataset, { tokenizer, model: flags.model })
   return {
     schemaVersion: WORKLOAD_SCHEMA_VERSION,
     kind: pretrain ? 'pretrain' : 'finetune',

@@ -1,17 +1,13 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // The pages are read as documents, here and in the browser.
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { MonitorRecord } from '@rigfit/core'
 import { parseHTML } from 'linkedom'
-import { type CliRun, rigfitJson } from './run-cli.js'
+import { type CliRun, rigfitAsync, rigfitJson } from './run-cli.js'
 import { workspaceFixture } from './workspace-fixtures.js'
-
-const cli = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 /** The what-if and hardware of the plans page the report tests write: two RTX 4090s, compared with two other GPUs. */
 export const PLAN_FLAGS = ['--gpu', 'RTX 4090', '--gpus', '2', '--model', 'gpt2']
@@ -55,19 +51,6 @@ export function tableRows(doc: Document, caption: string, figureId?: string): st
 
 /** GiB as the page writes them. */
 export const gibCell = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`
-
-function run(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<CliRun> {
-  const child = spawn(process.execPath, [cli, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk
-  })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-  })
-  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })))
-}
 
 export interface MonitoredRun {
   result: CliRun
@@ -129,10 +112,10 @@ export async function monitoredRun(work: string): Promise<MonitoredRun> {
     '--grace-seconds',
     '0.5',
   ]
-  const result = await run(
+  const result = await rigfitAsync(
     [...args, '--quiet', '--log-dir', logDir, '--report', report, '--', process.execPath, ...trainer],
-    env,
     work,
+    env,
   )
   const records = readFileSync(join(logDir, 'monitor.jsonl'), 'utf8')
     .trim()

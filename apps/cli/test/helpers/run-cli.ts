@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,6 +23,26 @@ export function rigfit(args: string[], cwd?: string, env: NodeJS.ProcessEnv = {}
     env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: configHome, ...env },
   })
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/**
+ * Runs the built CLI without blocking the event loop, for tests whose servers (a fake Hub) answer it in-process.
+ */
+export function rigfitAsync(args: string[], cwd?: string, env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', XDG_CONFIG_HOME: configHome, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr })))
 }
 
 /** Runs with --json and returns the parsed stdout; throws with the output when the command fails. */

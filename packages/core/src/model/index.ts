@@ -10,6 +10,7 @@ export {
   parseHubModelRef,
   repoOfHubCacheFolder,
 } from './hub-ref.js'
+export { describeHubOrigin, describeWeights, modelOriginRows } from './origin.js'
 export { countParams, loraParamsPerLayer, type ModelParts, modelParts, type ParamCounts } from './params.js'
 export {
   MAX_SAFETENSORS_HEADER_BYTES,

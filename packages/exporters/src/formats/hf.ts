@@ -152,6 +152,7 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
 
 const ModelArguments = z.strictObject({
   model_name_or_path: z.string().min(1).optional(),
+  model_revision: z.string().min(1).optional(),
   config_name: z.string().min(1).optional(),
   dtype: z.enum(['bfloat16', 'float16', 'float32']),
   block_size: z.number().int().positive(),
@@ -164,11 +165,18 @@ const ModelArguments = z.strictObject({
  */
 export function buildModelArguments(plan: TrainingPlan, ctx: FormatContext, hasConfig: boolean) {
   const s = plan.settings
-  const args: Pick<z.infer<typeof ModelArguments>, 'model_name_or_path' | 'config_name'> = {}
+  const args: Pick<
+    z.infer<typeof ModelArguments>,
+    'model_name_or_path' | 'model_revision' | 'config_name'
+  > = {}
   const base = baseModelId(plan)
   if (ctx.resume) args.model_name_or_path = ctx.resume.from
-  else if (base) args.model_name_or_path = base
-  else if (hasConfig) args.config_name = HF_MODEL_CONFIG_FILE
+  else if (base) {
+    args.model_name_or_path = base
+    // A model read from the Hub loads at the commit its numbers came from (or the revision asked for).
+    const hub = plan.model.hub
+    if (hub) args.model_revision = hub.commit ?? hub.revision
+  } else if (hasConfig) args.config_name = HF_MODEL_CONFIG_FILE
   return { ...args, dtype: loadDtypeName(plan), block_size: s.seq }
 }
 

@@ -1,35 +1,16 @@
-import { spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ClusterProfile, MonitorRecord, TrainingPlan } from '@rigfit/core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  assertEngines,
-  missingEngines,
-  OPTIONAL,
-  onPath,
-  pythonWithTorch,
-  REPO,
-  TRAIN_PY,
-  testEnv,
-} from './helpers/engines.js'
-import { holdMachine, MACHINE_TURN_MS } from './helpers/machine-lock.js'
-import { waitFor } from './helpers/processes.js'
+import { describe, expect, it } from 'vitest'
+import { OPTIONAL, pythonWithTorch, REPO, TRAIN_PY, testEnv } from './helpers/engines.js'
+import { processesNaming, waitFor } from './helpers/processes.js'
 import { rigfitJson } from './helpers/rigfit.js'
-import { SlurmCluster } from './helpers/slurm-cluster.js'
+import { missingSlurmEngines, slurmClusterForSuite } from './helpers/slurm-suite.js'
 import { explainLaunchFailure, rankSettings, stepLines } from './helpers/trainer-output.js'
 
 const python = pythonWithTorch()
-const missing = missingEngines('slurm-allocation', [
-  { name: 'python3 with torch (python3-torch)', present: python !== undefined },
-  { name: 'torchrun', present: onPath('torchrun') !== undefined },
-  ...['salloc', 'sbatch', 'srun', 'slurmctld', 'slurmd', 'munged', 'runuser'].map((tool) => ({
-    name: tool,
-    present: onPath(tool) !== undefined,
-  })),
-  { name: 'root (slurmd and munged run as root and munge)', present: process.getuid?.() === 0 },
-])
+const missing = missingSlurmEngines('slurm-allocation', python)
 // Generous deadlines for a loaded two-core machine; no time is asserted.
 const ALLOCATION_DEADLINE = 600_000
 const JOB_DEADLINE = 840_000
@@ -47,30 +28,10 @@ for name in $(env | grep -o '^SLURM_[A-Z_]*' | grep -v '^SLURM_CONF$'); do unset
 sbatch --parsable train_torchrun.sbatch "$TRAIN_PY" --max-steps ${STEPS} --out ckpt > ../job-id
 `
 
-/** Processes whose command line names `text`: what a finished job must not leave behind. */
-function processesNaming(text: string): string[] {
-  const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout
-  return ps.split('\n').filter((line) => line.includes(text) && !line.includes('ps -eo'))
-}
-
 describe.skipIf(missing.length > 0 && OPTIONAL)(
   'a Slurm allocation of two nodes profiled, planned and launched by rigfit',
   () => {
-    const cluster = new SlurmCluster(2)
-    let release: (() => void) | undefined
-
-    beforeAll(async () => {
-      assertEngines(missing)
-      release = await holdMachine(MACHINE_TURN_MS)
-      await cluster.start()
-    }, MACHINE_TURN_MS + 100_000)
-
-    afterAll(async () => {
-      await cluster.stop()
-      release?.()
-      // Stopping the cluster ends its daemons: none of them is left running.
-      expect(processesNaming(cluster.conf)).toEqual([])
-    }, 120_000)
+    const cluster = slurmClusterForSuite(2, missing)
 
     it('inside salloc -N2: profile --slurm, plan --from, export --format slurm, then sbatch trains on both nodes under rigfit monitor', {
       timeout: TEST_DEADLINE,

@@ -50,7 +50,10 @@ describe.skipIf(missing.length > 0 && OPTIONAL)(
 
       // One cluster profile: both slurmd nodes answered with this machine's profile.
       const profiled = ClusterProfile.parse(JSON.parse(readFileSync(join(dir, 'cluster.json'), 'utf8')))
-      expect(profiled.nodes.map((n) => [n.name, n.status])).toEqual(cluster.nodes.map((n) => [n, 'ok']))
+      // Slurm lists the nodes in its own order (sorted by name), so they are compared as sets.
+      expect(profiled.nodes.map((n) => [n.name, n.status]).sort()).toEqual(
+        cluster.nodes.map((n) => [n, 'ok']).sort(),
+      )
       expect(profiled.scheduler).toMatchObject({ kind: 'slurm', partition: 'e2e', allocation: 'existing' })
       const plan = TrainingPlan.parse(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')))
       expect(plan.settings.nodes).toBe(2)

@@ -1,31 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { effectiveBatchOf, worldSize } from '@rigfit/core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  assertEngines,
-  missingEngines,
-  OPTIONAL,
-  onPath,
-  pythonWithTorch,
-  TRAIN_PY,
-  testEnv,
-} from './helpers/engines.js'
-import { holdMachine, MACHINE_TURN_MS } from './helpers/machine-lock.js'
+import { describe, expect, it } from 'vitest'
+import { OPTIONAL, pythonWithTorch, TRAIN_PY, testEnv } from './helpers/engines.js'
 import { exportedPlan, planInto, rigfitJson, tinyModelDir } from './helpers/rigfit.js'
-import { SlurmCluster } from './helpers/slurm-cluster.js'
+import { missingSlurmEngines, slurmClusterForSuite } from './helpers/slurm-suite.js'
 import { explainLaunchFailure, rankSettings, stepLines } from './helpers/trainer-output.js'
 
 const python = pythonWithTorch()
-const missing = missingEngines('slurm', [
-  { name: 'python3 with torch (python3-torch)', present: python !== undefined },
-  { name: 'torchrun', present: onPath('torchrun') !== undefined },
-  ...['sbatch', 'slurmctld', 'slurmd', 'munged', 'runuser'].map((tool) => ({
-    name: tool,
-    present: onPath(tool) !== undefined,
-  })),
-  { name: 'root (slurmd and munged run as root and munge)', present: process.getuid?.() === 0 },
-])
+const missing = missingSlurmEngines('slurm', python)
 const JOB_DEADLINE = 840_000
 const TEST_DEADLINE = 900_000
 const STEPS = 3
@@ -40,20 +23,7 @@ function directives(script: string): Map<string, string> {
 describe.skipIf(missing.length > 0 && OPTIONAL)(
   'the exported SLURM script on a Slurm cluster of this machine',
   () => {
-    const cluster = new SlurmCluster(2)
-
-    let release: (() => void) | undefined
-
-    beforeAll(async () => {
-      assertEngines(missing)
-      release = await holdMachine(MACHINE_TURN_MS)
-      await cluster.start()
-    }, MACHINE_TURN_MS + 100_000)
-
-    afterAll(async () => {
-      await cluster.stop()
-      release?.()
-    }, 120_000)
+    const cluster = slurmClusterForSuite(2, missing)
 
     /** plan -> export slurm for `nodes` CPU nodes -> sbatch -> the job's output, checked against the export. */
     async function submit(nodes: number) {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { createServer } from 'node:net'
 
 export interface Finished {
@@ -138,4 +138,10 @@ export function freePort(): Promise<number> {
       )
     })
   })
+}
+
+/** Processes whose command line names `text` (a run's folder, a cluster's config): what must not be left behind. */
+export function processesNaming(text: string): string[] {
+  const ps = spawnSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).stdout
+  return ps.split('\n').filter((line) => line.includes(text) && !/\bps -eo\b/.test(line))
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, hostname, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
-import { freePort, run, Started, waitFor } from './processes.js'
+import { type Finished, freePort, run, Started, waitFor } from './processes.js'
 
 const START_DEADLINE = 60_000
 
@@ -154,6 +154,18 @@ export class SlurmCluster {
     if (result.code !== 0)
       throw new Error(`sbatch ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`)
     return result.stdout.trim().split(';')[0] as string
+  }
+
+  /** Runs `command` inside a new allocation (`salloc ARGS command…`) from `cwd`, to its end or the deadline. */
+  async salloc(cwd: string, env: NodeJS.ProcessEnv, args: string[], deadlineMs: number): Promise<Finished> {
+    return run('salloc', args, { cwd, env: { ...env, SLURM_CONF: this.conf }, deadlineMs })
+  }
+
+  /** The jobs still queued or running in the cluster, as squeue prints them (empty when none). */
+  async queue(): Promise<string> {
+    const queue = await run('squeue', ['-h', '-o', '%i %j %T'], { env: this.env, deadlineMs: 30_000 })
+    if (queue.code !== 0) throw new Error(`squeue failed: ${queue.stderr}`)
+    return queue.stdout.trim()
   }
 
   /** Waits for the job to leave the queue; returns its final JobState and ExitCode. */

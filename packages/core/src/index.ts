@@ -1,4 +1,5 @@
 export * from './catalog/index.js'
+export * from './cluster/index.js'
 export { deepFreeze } from './deep-freeze.js'
 export * from './errors.js'
 export * from './estimate/index.js'

@@ -10,7 +10,7 @@ import { checkpointDir, planSlug } from './plan-facts.js'
 import { getFormat } from './registry.js'
 import { jsonDocument, textFile } from './render.js'
 import { decideStreaming, type StreamingDecision } from './streaming.js'
-import type { Exporter, ExportFile, FormatContext } from './types.js'
+import type { ClusterShape, Exporter, ExportFile, FormatContext } from './types.js'
 
 export interface ExportOptions {
   format: string
@@ -23,6 +23,8 @@ export interface ExportOptions {
   io?: IoFacts
   hosts?: string[]
   portable?: boolean
+  /** The allocation of a cluster profile: Slurm and torchrun exports are written for it. */
+  cluster?: ClusterShape | null
 }
 
 export interface ExportResult {
@@ -101,6 +103,7 @@ export function exportPlan(input: TrainingPlan, options: ExportOptions): ExportR
   }
   const formatWarnings = new Map<string, Advice>()
   const ctx: FormatContext = {
+    cluster: options.cluster ?? null,
     hosts,
     runName: planSlug(plan),
     portable: options.portable ?? false,

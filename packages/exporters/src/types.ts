@@ -1,4 +1,4 @@
-import type { Advice, TrainingPlan } from '@rigfit/core'
+import type { Advice, NodeNetwork, TrainingPlan } from '@rigfit/core'
 
 /** One file an export produces; `path` is relative to the output directory and uses forward slashes. */
 export interface ExportFile {
@@ -8,8 +8,29 @@ export interface ExportFile {
   executable: boolean
 }
 
+/**
+ * The Slurm allocation a cluster profile describes (`rigfit profile --slurm`): a job exported from it is written
+ * for exactly that shape.
+ */
+export interface ClusterShape {
+  /** The nodes that answered, in the allocation's order; the first is the rendezvous host. */
+  nodes: string[]
+  /** Nodes of the allocation that gave no profile: kept out of the job. */
+  excluded: string[]
+  partition: string | null
+  /** Logical CPUs of the weakest node: what the tasks of one node may hold together. */
+  cpusPerNode: number
+  network: NodeNetwork
+  /** Ports of that network, up on every node (eno1, mlx5_0/1): where NCCL should send. */
+  ports: string[]
+  /** The command line that ran rigfit on every node: each node's ranks run under its monitor. */
+  launcher: string[]
+}
+
 /** What a format needs beyond the plan itself. */
 export interface FormatContext {
+  /** The allocation of a cluster profile (`--from cluster.json`); null for any other export. */
+  cluster: ClusterShape | null
   /** Host names for multi-node launchers (DeepSpeed hostfile); empty when the user gave none. */
   hosts: string[]
   /** Kconfig: leave batch size and compile to the trainer's AUTO detection instead of pinning them. */

@@ -56,6 +56,7 @@ export {
 } from './options.js'
 export { OutputLines } from './process/output-lines.js'
 export { type GroupExit, ProcessGroup } from './process/process-group.js'
+export { multiNodeName, nodeRunLogs, RUN_LOG_FILE, runLogFileName } from './record/node-log.js'
 export { MONITOR_STOPPED_EXIT_CODE, type MonitorResult } from './run/monitor-result.js'
 export {
   describeFailure,

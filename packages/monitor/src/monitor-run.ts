@@ -3,6 +3,7 @@ import { RIGFIT_VERSION } from '@rigfit/core'
 import { initialSettings, parseVisibleDevices } from './act/launch-settings.js'
 import { TrainingProgress } from './metrics/training-progress.js'
 import type { MonitorOptions } from './options.js'
+import { runLogFileName } from './record/node-log.js'
 import { RecordSink } from './record/record-sink.js'
 import { AttemptOutcome } from './run/attempt-outcome.js'
 import { DeviceWatch } from './run/device-watch.js'
@@ -46,7 +47,7 @@ export class MonitorRun {
     const runtime = resolveRuntime(options.runtime)
     const pause = new PauseState()
     const clock = new RunClock(runtime.clock, pause)
-    this.logFile = join(options.logDir, 'monitor.jsonl')
+    this.logFile = join(options.logDir, runLogFileName(options.node ?? null))
     const view = createView(options.view, io, options.statusSeconds, runtime.clock)
     this.sink = RecordSink.open(this.logFile, {
       force: options.force,

@@ -30,6 +30,8 @@ export interface MonitorOptions {
   configs: ExportedConfigs | null
   overrides: SettingsOverrides
   logDir: string
+  /** The node of a multi-node job this monitor records for: its log is `monitor-<node>.jsonl`; null: one machine. */
+  node?: string | null
   /** Replace an existing monitor.jsonl in logDir. */
   force: boolean
   /** Size in MiB at which monitor.jsonl is rotated to monitor.1.jsonl (one rotated file kept); 0: no cap. */

@@ -49,7 +49,10 @@ export function buildProfile(c: ProbeCollection, options: BuildOptions = {}): Ha
     cpu: { ...cpu, temperatureC: cpuTempC },
     memory,
     gpus,
-    interconnect: buildInterconnect(gpus, c.nvidia?.topo ?? null),
+    interconnect: {
+      ...buildInterconnect(gpus, c.nvidia?.topo ?? null),
+      ...(c.networkPorts === null ? {} : { ports: c.networkPorts }),
+    },
     acceleration: {
       cuda: c.nvidia?.cudaVersion ?? null,
       rocm: gpus.some((gpu) => gpu.vendor === 'amd') || c.rocmVersion ? c.rocmVersion : null,

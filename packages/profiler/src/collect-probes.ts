@@ -1,10 +1,11 @@
 import os from 'node:os'
-import type { ProbeRecord } from '@rigfit/core'
+import type { NetworkPort, ProbeRecord } from '@rigfit/core'
 import { type AmdProbeData, probeAmd } from './gpu/amd.js'
 import { type NvidiaProbeData, probeNvidia } from './gpu/nvidia.js'
 import { readCgroupLimits } from './linux/cgroup-reader.js'
 import { type CpuSysfsFacts, readCpuSysfs } from './linux/cpu-sysfs.js'
 import { type LinuxHostFacts, readLinuxHost } from './linux/host.js'
+import { readNetworkPorts } from './linux/network-ports.js'
 import { type PciGpu, readPciGpus } from './linux/pci-gpus.js'
 import { readPowerSupplyEntries } from './linux/power-supply-reader.js'
 import { type MountFacts, readMounts } from './linux/storage.js'
@@ -62,6 +63,8 @@ export interface ProbeCollection {
   power: PowerSummary | null
   thermal: { cpuTempC: number | null; sensors: TemperatureSensor[] } | null
   pciGpus: PciGpu[] | null
+  /** InfiniBand, RoCE and physical Ethernet ports (Linux sysfs). */
+  networkPorts: NetworkPort[] | null
   linuxHost: LinuxHostFacts | null
   osRelease: Record<string, string> | null
   nvidia: NvidiaProbeData | null
@@ -107,6 +110,7 @@ export function emptyCollection(ctx: Pick<ProbeContext, 'records' | 'raw'>): Pro
     power: null,
     thermal: null,
     pciGpus: null,
+    networkPorts: null,
     linuxHost: null,
     osRelease: null,
     nvidia: null,
@@ -185,6 +189,9 @@ function linuxProbes(ctx: ProbeContext, c: ProbeCollection): Promise<unknown>[] 
     }),
     ctx.probe('pci', async () => {
       c.pciGpus = await readPciGpus()
+    }),
+    ctx.probe('network-ports', async () => {
+      c.networkPorts = await readNetworkPorts()
     }),
     cpu.then(() =>
       ctx.probe('host', async (handle) => {

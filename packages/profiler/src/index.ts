@@ -4,6 +4,12 @@ export { measureDownload, type NetworkBenchmarkResult } from './bench/network.js
 export { type BenchmarkOptions, runBenchmarks } from './bench/run-benchmarks.js'
 export { buildProfile } from './build-profile.js'
 export {
+  loadProfileDocument,
+  type ProfileDocument,
+  parseClusterProfileText,
+  saveClusterProfile,
+} from './cluster-file.js'
+export {
   type CollectOptions,
   collectProbes,
   DEFAULT_PROBE_TIMEOUT_MS,
@@ -16,6 +22,7 @@ export { applyCatalogEntry, enrichFromCatalog, gpuFromCatalog } from './gpu/enri
 export { amdPrecision, appleGpuFamily, applePrecision, nvidiaPrecision } from './gpu/precision.js'
 export { assumedGpuVariant, gpuVariantMessage } from './gpu-variant.js'
 export { classifyBlockDevice } from './linux/block-device.js'
+export { readNetworkPorts } from './linux/network-ports.js'
 export { osReserveBytes } from './memory-reserve.js'
 export {
   applyOverrides,
@@ -30,6 +37,7 @@ export { parseCpuinfo, trainingIsaFlags } from './parsers/cpuinfo.js'
 export { parseGrepDump } from './parsers/grep-dump.js'
 export { parseMeminfo } from './parsers/meminfo.js'
 export { parseMountinfo } from './parsers/mountinfo.js'
+export { networkPorts } from './parsers/network-ports.js'
 export {
   NVIDIA_QUERY_FIELDS,
   type NvidiaGpuRow,
@@ -57,6 +65,8 @@ export { parseXpuSmiDiscovery } from './parsers/xpu-smi.js'
 export { presetProfile } from './preset-profile.js'
 export { ProbeContext, type ProfileProgressEvent, type RawProbeOutput } from './probe-runner.js'
 export { loadProfile, parseProfileText, saveProfile } from './profile-file.js'
+export { profileSlurmAllocation, type SlurmProfileOptions } from './slurm/profile-allocation.js'
+export { allocationId, currentAllocation, parseShownJob } from './slurm/slurm-allocation.js'
 export { formatProfileSummary, type SummaryStyle } from './summary.js'
 export { throttlingRisk } from './thermal-risk.js'
 export {

@@ -5,28 +5,33 @@ import {
   RigfitError,
 } from '@rigfit/core'
 import { MAX_INPUT_DOCUMENT_BYTES, readTextFile, writeFileSafely } from '@rigfit/core/node'
+import type { z } from 'zod'
 
 /**
  * Loads a saved profile and validates it; a problem is a RigfitError that names the file and the field.
  * The answer's `source` is "file".
  */
 export async function loadProfile(path: string): Promise<HardwareProfile> {
+  return parseProfileText(readProfileText(path), path)
+}
+
+/** A saved profile's text (either kind), read within the size bound; an error names the file. */
+export function readProfileText(path: string): string {
   const read = readTextFile(path, MAX_INPUT_DOCUMENT_BYTES, { pipes: true })
   if (!read.ok) {
     throw new RigfitError('io', 'E_PROFILE_READ', `Cannot read the profile ${path}: ${read.message}`, {
       suggestion: read.tooLarge
         ? `A profile is a few kilobytes; ${path} is not one. Save one with \`rigfit profile --out FILE\`.`
-        : 'Save one first with `rigfit profile --out FILE`, or check the path.',
+        : 'Save one first with `rigfit profile --out FILE` (a cluster: `rigfit profile --slurm --out FILE`), or check the path.',
     })
   }
-  return parseProfileText(read.text, path)
+  return read.text
 }
 
-/** Parses and validates a profile's JSON text; `path` names it in errors. Pure: the loader's checks, no I/O. */
-export function parseProfileText(text: string, path: string): HardwareProfile {
-  let json: unknown
+/** A profile's JSON text parsed; an error says where it is not JSON, never quoting the file. */
+export function parseProfileJson(text: string, path: string): unknown {
   try {
-    json = JSON.parse(text)
+    return JSON.parse(text)
   } catch (error) {
     // The parser quotes the text it choked on; the file may be anything (a link to a secret), so only say where.
     throw new RigfitError(
@@ -35,6 +40,26 @@ export function parseProfileText(text: string, path: string): HardwareProfile {
       `${path} is not valid JSON: ${describeJsonError(error)}`,
       {
         suggestion: 'Write the profile again with `rigfit profile --out FILE`.',
+      },
+    )
+  }
+}
+
+/** Parses and validates a profile's JSON text; `path` names it in errors. Pure: the loader's checks, no I/O. */
+export function parseProfileText(text: string, path: string): HardwareProfile {
+  return profileFromJson(parseProfileJson(text, path), path)
+}
+
+/** Validates one machine's profile read from JSON; a cluster profile is refused with where it belongs. */
+export function profileFromJson(json: unknown, path: string): HardwareProfile {
+  if ((json as { kind?: unknown } | null)?.kind === 'cluster') {
+    throw new RigfitError(
+      'usage',
+      'E_PROFILE_IS_CLUSTER',
+      `${path} is a cluster profile (from \`rigfit profile --slurm\`), not one machine's profile.`,
+      {
+        suggestion:
+          "plan, analyze, export and report take it with --from; elsewhere pass one node's profile (`rigfit profile --out node.json`).",
       },
     )
   }
@@ -54,22 +79,32 @@ export function parseProfileText(text: string, path: string): HardwareProfile {
       },
     )
   }
-  const parsed = HardwareProfile.safeParse(json)
-  if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-    throw new RigfitError(
-      'validation',
-      'E_PROFILE_INVALID',
-      `${path} is not a valid hardware profile: ${issues.join('; ')}`,
-      {
-        suggestion: 'Fix the field named above, or save a fresh profile with `rigfit profile --out FILE`.',
-        details: parsed.error.issues,
-      },
-    )
-  }
-  return { ...parsed.data, source: 'file' }
+  const parsed = validDocument(HardwareProfile, json, {
+    code: 'E_PROFILE_INVALID',
+    what: `${path} is not a valid hardware profile`,
+    suggestion: 'Fix the field named above, or save a fresh profile with `rigfit profile --out FILE`.',
+  })
+  return { ...parsed, source: 'file' }
+}
+
+/**
+ * The document `schema` reads from `json`, or a validation error naming the first fields that are wrong (their
+ * JSON paths) with the suggestion; every issue is in its details.
+ */
+export function validDocument<T extends z.ZodType>(
+  schema: T,
+  json: unknown,
+  error: { code: string; what: string; suggestion: string },
+): z.infer<T> {
+  const parsed = schema.safeParse(json)
+  if (parsed.success) return parsed.data
+  const issues = parsed.error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+  throw new RigfitError('validation', error.code, `${error.what}: ${issues.join('; ')}`, {
+    suggestion: error.suggestion,
+    details: parsed.error.issues,
+  })
 }
 
 /**
@@ -81,9 +116,14 @@ export async function saveProfile(
   profile: HardwareProfile,
   options: { force?: boolean } = {},
 ): Promise<void> {
-  const text = `${JSON.stringify(HardwareProfile.parse(profile), null, 2)}\n`
+  await writeProfileJson(path, HardwareProfile.parse(profile), options.force ?? false)
+}
+
+/** Writes a validated profile document (a machine's or a cluster's) as indented JSON, atomically. */
+export async function writeProfileJson(path: string, document: unknown, force: boolean): Promise<void> {
+  const text = `${JSON.stringify(document, null, 2)}\n`
   try {
-    await writeFileSafely(path, text, { force: options.force ?? false })
+    await writeFileSafely(path, text, { force })
   } catch (error) {
     if (error instanceof RigfitError) throw error
     throw new RigfitError(

@@ -14,7 +14,8 @@ export interface ReportInput {
   plans?: LabelledPlan[]
   whatIf?: WhatIf | null
   estimate?: EstimateReport | null
-  run?: RunReport | null
+  /** A run, or every node's run of a multi-node job. */
+  run?: RunReport | RunReport[] | null
 }
 
 export type ReportKind = 'plans' | 'estimate' | 'run'
@@ -23,7 +24,7 @@ export function reportKinds(input: ReportInput): ReportKind[] {
   const kinds: ReportKind[] = []
   if ((input.plans?.length ?? 0) > 0 || input.whatIf) kinds.push('plans')
   if (input.estimate) kinds.push('estimate')
-  if (input.run) kinds.push('run')
+  if (input.run && (!Array.isArray(input.run) || input.run.length > 0)) kinds.push('run')
   return kinds
 }
 
@@ -42,7 +43,8 @@ export async function renderReport(input: ReportInput): Promise<string> {
   if (input.plans && input.plans.length > 0) sections.push(await plansSection(input.plans))
   if (input.whatIf) sections.push(await whatIfSection(input.whatIf))
   if (input.estimate) sections.push(await estimateSection(input.estimate))
-  if (input.run) sections.push(await runSection(input.run))
+  const runs = input.run ? (Array.isArray(input.run) ? input.run : [input.run]) : []
+  for (const run of runs) sections.push(await runSection(run))
   return renderPage({
     title: `rigfit report: ${kinds.map((kind) => TITLES[kind]).join(', ') || 'machine'}`,
     subtitle: `Made by rigfit ${input.rigfitVersion} on ${input.createdAt}. Every number comes from the same objects that \`rigfit … --json\` prints.`,

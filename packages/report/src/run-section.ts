@@ -9,6 +9,8 @@ export interface RunReport {
   /** Where the records came from, for the page: the run's folder. */
   source: string
   records: MonitorRecord[]
+  /** The node these records are from, in a run over several nodes (one monitor log per node). */
+  node?: string | null
 }
 
 function summaryFacts(figures: RunFigures): string {
@@ -42,7 +44,7 @@ function summaryFacts(figures: RunFigures): string {
   )
 }
 
-function eventsTimeline(figures: RunFigures): Chart {
+function eventsTimeline(figures: RunFigures, id: string): Chart {
   const unit = timeUnit(figures.durationSeconds)
   const rows = figures.events.map((e) => ({
     t: Number((e.t / unit.seconds).toFixed(3)),
@@ -50,7 +52,7 @@ function eventsTimeline(figures: RunFigures): Chart {
     text: e.text,
   }))
   return {
-    id: 'run-events',
+    id: `${id}-events`,
     title: 'Events of the run',
     note: 'What the monitor detected and did: out-of-memory and relaunches with new settings, pauses, lost GPUs, restarts.',
     spec: {
@@ -83,6 +85,8 @@ function eventsTimeline(figures: RunFigures): Chart {
 }
 
 export async function runSection(report: RunReport): Promise<string> {
+  // Each node of a multi-node run gets a section of its own, with ids of its own.
+  const id = report.node ? `run-${report.node.replace(/[^\w-]/g, '_')}` : 'run'
   const figures = runFigures(report.records)
   const common = { events: figures.events, durationSeconds: figures.durationSeconds }
   const charts: Chart[] = []
@@ -97,18 +101,18 @@ export async function runSection(report: RunReport): Promise<string> {
   }
   add(
     figures.loss,
-    { id: 'run-loss', title: 'Training loss', axis: 'loss', digits: 4 },
+    { id: `${id}-loss`, title: 'Training loss', axis: 'loss', digits: 4 },
     'no loss was reported by the trainer',
   )
   add(
     figures.tokensPerSecond,
-    { id: 'run-tokens', title: 'Training speed', axis: 'tokens per second', digits: 1 },
+    { id: `${id}-tokens`, title: 'Training speed', axis: 'tokens per second', digits: 1 },
     'no tokens/s were reported by the trainer',
   )
   add(
     figures.memory,
     {
-      id: 'run-memory',
+      id: `${id}-memory`,
       title: 'GPU memory against the plan',
       axis: 'memory (GiB)',
       digits: 3,
@@ -118,20 +122,20 @@ export async function runSection(report: RunReport): Promise<string> {
   )
   add(
     figures.temperature,
-    { id: 'run-temperature', title: 'GPU temperature', axis: 'temperature (°C)', digits: 1 },
+    { id: `${id}-temperature`, title: 'GPU temperature', axis: 'temperature (°C)', digits: 1 },
     'no GPU temperature readings',
   )
   add(
     figures.power,
-    { id: 'run-power', title: 'GPU power', axis: 'power (W)', digits: 1 },
+    { id: `${id}-power`, title: 'GPU power', axis: 'power (W)', digits: 1 },
     'no GPU power readings',
   )
-  if (figures.events.length > 0) charts.push(eventsTimeline(figures))
+  if (figures.events.length > 0) charts.push(eventsTimeline(figures, id))
   const rendered = await Promise.all(charts.map(renderChart))
   const advice = report.records.filter(
     (r) => r.type === 'advice' || (r.type === 'notice' && r.level !== 'info'),
   )
-  return section('run', 'Run', [
+  return section(id, report.node ? `Run on node ${report.node}` : 'Run', [
     `<p class="meta">${escapeHtml(`From ${report.source}: ${report.records.length} records.`)}</p>`,
     `<div class="scroll">${summaryFacts(figures)}</div>`,
     `<div class="grid">${rendered.join('\n')}</div>`,

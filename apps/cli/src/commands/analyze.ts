@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { MODES, type Mode, performanceScore } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
+import { clusterLine, resolvePlanningTarget } from '../lib/cluster.js'
 import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
 import { writeGeneratedConfigs } from '../lib/generate-configs.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
@@ -43,18 +44,28 @@ export default class Analyze extends RigfitCommand {
   async run(): Promise<unknown> {
     const { flags } = await this.parse(Analyze)
     const options = planOptionsFromFlags(flags)
-    const profile = await resolvePlanningProfile(this, flags, {
-      benchmark: flags.benchmark,
-      progress: !this.jsonEnabled(),
-    })
+    const { profile, cluster } = flags.from
+      ? await resolvePlanningTarget(this, flags)
+      : {
+          profile: await resolvePlanningProfile(this, flags, {
+            benchmark: flags.benchmark,
+            progress: !this.jsonEnabled(),
+          }),
+          cluster: null,
+        }
     const score = performanceScore(profile)
     if (flags['profile-only']) {
       if (!this.jsonEnabled()) this.log([renderProfileSummary(profile), '', renderScore(score)].join('\n'))
       return { profile, score }
     }
-    const workload = await workloadFromFlags(flags, this.config.cacheDir)
-    // Skipped rule packs and an assumed CPU are warnings of every plan (planModes), so they are listed here too.
-    const { plans, failures } = await planModes(this, profile, workload, MODES, options)
+    const asked = await workloadFromFlags(flags, this.config.cacheDir)
+    const workload = cluster ? { ...asked, nodes: cluster.nodes } : asked
+    // Skipped rule packs, an assumed CPU and a cluster's differences are warnings of every plan (planModes), so
+    // they are listed here too.
+    const { plans, failures } = await planModes(this, profile, workload, MODES, {
+      ...options,
+      notices: cluster?.advice ?? [],
+    })
     const suggestions = collectAdvice(plans, 'suggestions')
     const warnings = [
       ...Object.entries(failures).map(([mode, error]) => ({
@@ -78,6 +89,7 @@ export default class Analyze extends RigfitCommand {
       this.log(
         [
           'HARDWARE ANALYSIS COMPLETE',
+          ...(cluster ? [clusterLine(cluster)] : []),
           renderProfileSummary(profile),
           '',
           renderScore(score),

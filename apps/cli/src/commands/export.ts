@@ -14,7 +14,9 @@ import {
   writeExportFiles,
 } from '@rigfit/exporters'
 import { RigfitCommand } from '../lib/base-command.js'
-import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
+import { type Cluster, resolvePlanningTarget } from '../lib/cluster.js'
+import { clusterShape } from '../lib/cluster-shape.js'
+import { instanceFlags } from '../lib/instance.js'
 import { type PlanModesOptions, planModes, planNotices } from '../lib/planning.js'
 import { planningFlags, planOptionsFromFlags } from '../lib/planning-flags.js'
 import { profileSourceFlags } from '../lib/profile-source.js'
@@ -51,6 +53,7 @@ export default class Export extends RigfitCommand {
     '<%= config.bin %> export --plan plan.json --format hf --out run/',
     '<%= config.bin %> export --plan plan.json --format torchrun --nodes 2 --out launch/',
     '<%= config.bin %> export --plan plan.json --format deepspeed --meta --dataset-size 200GB --profile profile.json --json',
+    '<%= config.bin %> export --plan plan.json --from cluster.json --format slurm --out job/',
   ]
 
   static override flags = {
@@ -100,25 +103,37 @@ export default class Export extends RigfitCommand {
     const { flags } = await this.parse(Export)
     const datasetBytes = flags['dataset-size'] === undefined ? null : parseSizeBytes(flags['dataset-size'])
     const options = planOptionsFromFlags(flags)
-    const { plan, io, notices } = flags.plan
+    const { plan, io, notices, cluster } = flags.plan
       ? {
           plan: await readPlanFile(flags.plan),
           io: flags.profile === undefined ? undefined : await readProfileIoFacts(flags.profile),
           notices: [],
+          // A cluster profile beside a plan file gives the job its shape (nodes, partition, network).
+          cluster: flags.from === undefined ? null : (await resolvePlanningTarget(this, flags)).cluster,
         }
       : await this.planFor(flags, options)
+    const shape = cluster ? clusterShape(cluster) : null
     const hosts =
       flags.hosts
         ?.split(',')
         .map((h) => h.trim())
         .filter((h) => h !== '') ?? []
+    if (shape && flags.nodes !== undefined && flags.nodes !== shape.nodes.length) {
+      throw new RigfitError(
+        'usage',
+        'E_CLUSTER_NODES',
+        `--nodes ${flags.nodes} differs from the ${shape.nodes.length} node(s) of the cluster profile ${flags.from}.`,
+        { suggestion: 'Drop --nodes: an export from a cluster profile runs on its nodes.' },
+      )
+    }
     const exportOptions = {
       format: flags.format,
-      nodes: flags.nodes ?? null,
+      nodes: flags.nodes ?? shape?.nodes.length ?? null,
+      cluster: shape,
       meta: flags.meta,
       datasetBytes,
       io,
-      hosts,
+      hosts: hosts.length === 0 && shape ? shape.nodes : hosts,
       portable: flags.portable,
     }
     const result = exportPlan(plan, exportOptions)
@@ -176,23 +191,27 @@ export default class Export extends RigfitCommand {
       )
     }
     const mode = flags.mode as Mode
-    const profile = await resolvePlanningProfile(this, flags)
+    const { profile, cluster } = await resolvePlanningTarget(this, flags)
     // Planned for the job's nodes, as `rigfit plan --nodes N` plans it (strategy, sharding and micro-batch chosen
     // for every rank), so the export is that plan rather than a one-node plan rescaled.
     const workload = await workloadFromFlags(
       {
         ...flags,
-        nodes: flags.nodes ?? 1,
+        nodes: cluster?.nodes ?? flags.nodes ?? 1,
         'dataset-size': flags['dataset-size'],
       },
       this.config.cacheDir,
     )
-    const { plans, failures, packProblems } = await planModes(this, profile, workload, [mode], options)
+    const { plans, failures, packProblems } = await planModes(this, profile, workload, [mode], {
+      ...options,
+      notices: cluster?.advice ?? [],
+    })
     const failure = failures[mode]
     if (failure) throw failure
     return {
       plan: plans[mode] as TrainingPlan,
-      notices: planNotices(profile, packProblems),
+      cluster: cluster as Cluster | null,
+      notices: [...(cluster?.advice ?? []), ...planNotices(profile, packProblems)],
       io: flags.profile === undefined ? ioFactsFromProfile(profile) : await readProfileIoFacts(flags.profile),
     }
   }

@@ -6,6 +6,7 @@ import {
   DEFAULT_MONITOR_OPTIONS,
   MONITOR_STOPPED_EXIT_CODE,
   type MonitorOptions,
+  multiNodeName,
   runMonitor,
   type ViewMode,
 } from '@rigfit/monitor'
@@ -32,7 +33,7 @@ export default class Monitor extends RigfitCommand {
   static override description =
     `Runs the command after -- in a process group of its own and watches it: GPU memory against the plan's prediction, utilisation, temperature and power (one persistent nvidia-smi, or amdgpu sysfs), CPU, RAM and battery, and the training metrics the trainer prints (JSON lines, Hugging Face Trainer log dicts, tqdm bars, or --metrics-file).
 
-It detects memory leaks (with the projected time of OOM), GPU and host out-of-memory failures, hangs, lost GPUs and crash loops, and acts: relaunches after an OOM with half the micro-batch and twice the accumulation (same effective batch; then gradient checkpointing, then mixed precision), pauses the trainer (SIGSTOP) above --max-temp or --max-power and below --min-battery on battery, and relaunches on the remaining GPUs or the CPU when one fails. Every action can be switched off and is recorded with its reason in <log-dir>/monitor.jsonl.
+It detects memory leaks (with the projected time of OOM), GPU and host out-of-memory failures, hangs, lost GPUs and crash loops, and acts: relaunches after an OOM with half the micro-batch and twice the accumulation (same effective batch; then gradient checkpointing, then mixed precision), pauses the trainer (SIGSTOP) above --max-temp or --max-power and below --min-battery on battery, and relaunches on the remaining GPUs or the CPU when one fails. Every action can be switched off and is recorded with its reason in <log-dir>/monitor.jsonl; in a Slurm job over several nodes each node records into the same <log-dir>, in monitor-<node>.jsonl.
 
 Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan in the log directory), RIGFIT_MICRO_BATCH, RIGFIT_GRAD_ACCUM, RIGFIT_GRAD_CKPT (0/1), RIGFIT_PRECISION and RIGFIT_DEVICE; the trainer resumes from its own latest checkpoint. Ctrl-C sends SIGINT to the trainer's group, then SIGTERM after --grace-seconds, then SIGKILL; nothing it started is left running.
 
@@ -254,6 +255,8 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
       logDir: resolve(
         flags['log-dir'] ?? join('rigfit-runs', new Date().toISOString().replace(/[:.]/g, '-')),
       ),
+      // One node of a multi-node Slurm job: every node records into the same folder, one log file each.
+      node: multiNodeName(process.env),
       force: flags.force,
       maxLogMb: flags['max-log-mb'],
       intervalMs: flags['interval-ms'],

@@ -10,7 +10,7 @@ import {
   type Mode,
 } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
-import { loadCluster } from '../lib/cluster.js'
+import { clusterLine, loadCluster, resolvePlanningTarget } from '../lib/cluster.js'
 import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
 import { instanceFlags, parsePrice, resolvePlanningProfile } from '../lib/instance.js'
 import { loadAllPacks } from '../lib/packs.js'
@@ -32,6 +32,7 @@ export default class Plan extends RigfitCommand {
     '<%= config.bin %> plan --model llama-3.1-8b --time-budget 24h --dataset-size 2GB --recommend',
     '<%= config.bin %> plan --model-type resnet18 --target-batch 512',
     '<%= config.bin %> plan --mode balanced --cluster node-a.json node-b.json',
+    '<%= config.bin %> plan --mode balanced --from cluster.json',
   ]
   static override flags = {
     mode: Flags.string({ description: 'Which plan.', options: [...MODES], default: 'balanced' }),
@@ -82,10 +83,16 @@ export default class Plan extends RigfitCommand {
       if (!this.jsonEnabled()) this.log(renderRecommendations(ranking, workload))
       return ranking
     }
-    const cluster = flags.cluster ? await loadCluster(flags.cluster) : null
-    const profile = cluster ? cluster.profile : await resolvePlanningProfile(this, flags)
+    const target = flags.cluster
+      ? { cluster: await loadCluster(flags.cluster) }
+      : await resolvePlanningTarget(this, flags)
+    const cluster = target.cluster
+    const profile = cluster ? cluster.profile : (target as { profile: HardwareProfile }).profile
     const planned = cluster ? { ...workload, nodes: cluster.nodes } : workload
-    const { plans, failures } = await planModes(this, profile, planned, [mode], options)
+    const { plans, failures } = await planModes(this, profile, planned, [mode], {
+      ...options,
+      notices: cluster?.advice ?? [],
+    })
     const failure = failures[mode]
     if (failure) {
       // Nothing fits: say the smallest changes that would, and show the nearest of those plans.
@@ -99,14 +106,7 @@ export default class Plan extends RigfitCommand {
       throw explainedFitError(failure, alternatives)
     }
     const plan = plans[mode]
-    if (plan && cluster?.warning) {
-      plan.warnings.unshift({
-        id: 'heterogeneous-cluster',
-        message: cluster.warning,
-        source: 'generator',
-        expectedGain: null,
-      })
-    }
+    if (!this.jsonEnabled() && cluster) this.log(clusterLine(cluster))
     if (!this.jsonEnabled() && plan) this.log(renderPlan(plan))
     return plan
   }

@@ -1,7 +1,9 @@
 import { Flags } from '@oclif/core'
-import { type HardwareProfile, RigfitError } from '@rigfit/core'
+import type { ClusterProfile, HardwareProfile } from '@rigfit/core'
+import { RigfitError } from '@rigfit/core'
 import { formatProfileSummary, saveProfile } from '@rigfit/profiler'
 import { RigfitCommand } from '../lib/base-command.js'
+import { profileCluster, renderClusterProfile, slurmProfileFlags } from '../lib/profile-slurm.js'
 import { profileSourceFlags, resolveProfile } from '../lib/profile-source.js'
 
 export default class Profile extends RigfitCommand {
@@ -14,10 +16,13 @@ export default class Profile extends RigfitCommand {
     '<%= config.bin %> profile --json --out profile.json',
     '<%= config.bin %> profile --from profile.json --vram 24',
     '<%= config.bin %> profile --gpu "RTX 3060 12GB" --gpus 2',
+    '<%= config.bin %> profile --slurm --out cluster.json',
+    '<%= config.bin %> profile --slurm --partition gpu --nodes 4 --out cluster.json',
   ]
 
   static override flags = {
     ...profileSourceFlags,
+    ...slurmProfileFlags,
     benchmark: Flags.boolean({
       description:
         'Also measure memory bandwidth, disk read/write and (with --network-url) download speed; about 10 s.',
@@ -45,8 +50,26 @@ export default class Profile extends RigfitCommand {
     }),
   }
 
-  async run(): Promise<HardwareProfile> {
+  async run(): Promise<HardwareProfile | ClusterProfile> {
     const { flags } = await this.parse(Profile)
+    if (flags.force && !flags.out) {
+      throw new RigfitError('usage', 'E_USAGE', '--force only applies to --out FILE.', {
+        suggestion: 'Add --out FILE, or drop --force.',
+      })
+    }
+    if (flags.slurm) {
+      const cluster = await profileCluster(
+        this.config.root,
+        flags,
+        { path: flags.out, force: flags.force },
+        (line) => this.logToStderr(line),
+      )
+      if (!this.jsonEnabled()) {
+        this.writeOut(renderClusterProfile(cluster))
+        if (flags.out) this.log(`Cluster profile written to ${flags.out}`)
+      }
+      return cluster
+    }
     if (flags.from && flags.benchmark) {
       throw new RigfitError(
         'usage',
@@ -56,11 +79,6 @@ export default class Profile extends RigfitCommand {
           suggestion: 'Drop --from to profile and benchmark this machine.',
         },
       )
-    }
-    if (flags.force && !flags.out) {
-      throw new RigfitError('usage', 'E_USAGE', '--force only applies to --out FILE.', {
-        suggestion: 'Add --out FILE, or drop --force.',
-      })
     }
     const profile = await resolveProfile(this, flags, {
       benchmark: flags.benchmark,

@@ -2,6 +2,7 @@ import { Flags, type Interfaces } from '@oclif/core'
 import { isRigfitError, MODES, type Mode, type TrainingPlan } from '@rigfit/core'
 import type { ReportInput } from '@rigfit/report'
 import { RigfitCommand } from '../lib/base-command.js'
+import { resolvePlanningTarget } from '../lib/cluster.js'
 import { instanceFlags, parsePrice, resolvePlanningProfile } from '../lib/instance.js'
 import { planningFlags, planOptionsFromFlags } from '../lib/planning-flags.js'
 import { profileSourceFlags } from '../lib/profile-source.js'
@@ -89,10 +90,14 @@ export default class Report extends RigfitCommand {
   ): Promise<void> {
     const modes = (flags.mode ?? [...MODES]) as Mode[]
     const options = planOptionsFromFlags(flags)
-    const workload = await workloadFromFlags(flags, this.config.cacheDir)
-    const profile = await resolvePlanningProfile(this, flags)
+    const asked = await workloadFromFlags(flags, this.config.cacheDir)
+    const { profile, cluster } = await resolvePlanningTarget(this, flags)
+    const workload = cluster ? { ...asked, nodes: cluster.nodes } : asked
     input.machine = machineSummary(profile)
-    input.plans = await makePlans(this, profile, workload, modes, options)
+    input.plans = await makePlans(this, profile, workload, modes, {
+      ...options,
+      notices: cluster?.advice ?? [],
+    })
     const first = modes[0] as Mode
     if (flags.recommend) {
       const ranking = await recommendHardware(

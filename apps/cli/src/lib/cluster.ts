@@ -1,5 +1,17 @@
-import { type HardwareProfile, RigfitError, selectTrainingDevices } from '@rigfit/core'
-import { loadProfile } from '@rigfit/profiler'
+import type { Command } from '@oclif/core'
+import {
+  type Advice,
+  type ClusterProfile,
+  describeNodeDevices,
+  type HardwareProfile,
+  networkName,
+  RigfitError,
+  weakestNodeIndex,
+} from '@rigfit/core'
+import { applyOverrides, hasOverrides, loadProfile, loadProfileDocument } from '@rigfit/profiler'
+import { loadAllCatalogEntries } from './catalog.js'
+import { type InstanceFlagValues, resolvePlanningProfile } from './instance.js'
+import { overridesFromFlags } from './profile-source.js'
 
 export interface Cluster {
   /** The node every node is planned as: the weakest one. */
@@ -7,28 +19,39 @@ export interface Cluster {
   nodes: number
   heterogeneous: boolean
   warning: string | null
+  /** Every warning a plan for this cluster carries: the differences, and nodes that did not answer. */
+  advice: Advice[]
+  /** The cluster profile it came from (`--from cluster.json`); null for `--cluster FILE…`. */
+  source: ClusterProfile | null
 }
 
-/** A node's strength: training devices' memory first (what fits), then their count and compute. */
-function strength(profile: HardwareProfile): [number, number, number] {
-  const devices = selectTrainingDevices(profile)
-  const count = Math.max(1, devices.gpus.length)
-  return [
-    devices.capacityBytes,
-    count,
-    devices.estimateDevice.fp16TensorTflops ?? devices.estimateDevice.fp32Tflops,
-  ]
-}
+const advice = (id: string, message: string): Advice => ({
+  id,
+  message,
+  source: 'generator',
+  expectedGain: null,
+})
 
-const describe = (profile: HardwareProfile) => {
-  const devices = selectTrainingDevices(profile)
-  return devices.gpus.length > 0 ? `${devices.gpus.length}x ${devices.name}` : `CPU ${devices.name}`
+function heterogeneity(
+  profiles: HardwareProfile[],
+  names: string[],
+): { heterogeneous: boolean; warning: string | null; weakest: number } {
+  const weakest = weakestNodeIndex(profiles)
+  const kinds = new Set(profiles.map(describeNodeDevices))
+  const heterogeneous = kinds.size > 1
+  const slowest = profiles[weakest] as HardwareProfile
+  return {
+    heterogeneous,
+    weakest,
+    warning: heterogeneous
+      ? `The nodes differ (${[...kinds].join('; ')}): every node is planned as the weakest, ${names[weakest]} (${describeNodeDevices(slowest)}), so the stronger nodes idle part of each step.`
+      : null,
+  }
 }
 
 /**
  * Several saved profiles, one per node: data-parallel training steps at the pace of the slowest node and must
- * fit the smallest, so the plan is made for the weakest node (smallest device memory, then fewest GPUs, then
- * least compute) on every node, with a warning when the nodes differ.
+ * fit the smallest, so the plan is made for the weakest node on every node, with a warning when the nodes differ.
  */
 export async function loadCluster(files: string[]): Promise<Cluster> {
   if (files.length < 2) {
@@ -43,18 +66,91 @@ export async function loadCluster(files: string[]): Promise<Cluster> {
     )
   }
   const profiles = await Promise.all(files.map((file) => loadProfile(file)))
-  const ranked = profiles
-    .map((profile, index) => ({ profile, index, key: strength(profile) }))
-    .sort((a, b) => a.key[0] - b.key[0] || a.key[1] - b.key[1] || a.key[2] - b.key[2] || a.index - b.index)
-  const weakest = ranked[0] as (typeof ranked)[number]
-  const kinds = new Set(profiles.map(describe))
-  const heterogeneous = kinds.size > 1
+  const { heterogeneous, warning, weakest } = heterogeneity(profiles, files)
   return {
-    profile: weakest.profile,
+    profile: profiles[weakest] as HardwareProfile,
     nodes: profiles.length,
     heterogeneous,
-    warning: heterogeneous
-      ? `The nodes differ (${[...kinds].join('; ')}): every node is planned as the weakest, ${files[weakest.index]} (${describe(weakest.profile)}), so the stronger nodes idle part of each step.`
-      : null,
+    warning,
+    advice: warning ? [advice('heterogeneous-cluster', warning)] : [],
+    source: null,
   }
+}
+
+/**
+ * A cluster profile (`rigfit profile --slurm`) planned as `--cluster` plans its files: the nodes that answered,
+ * each planned as the weakest, on the network measured between them. Nodes that did not answer are left out of
+ * the job and named; each way the nodes differ is a warning naming every node's value.
+ */
+export function clusterFromProfile(cluster: ClusterProfile, path: string): Cluster {
+  const ok = cluster.nodes.filter((node) => node.status === 'ok' && node.profile !== null)
+  if (ok.length === 0) {
+    throw new RigfitError(
+      'input',
+      'E_CLUSTER_EMPTY',
+      `${path}: no node of the cluster has a profile (${cluster.nodes.map((n) => `${n.name}: ${n.status}`).join(', ')}).`,
+      {
+        suggestion:
+          'Profile the cluster again with `rigfit profile --slurm --out cluster.json` once the nodes answer.',
+      },
+    )
+  }
+  const profiles = ok.map((node) => node.profile as HardwareProfile)
+  const names = ok.map((node) => node.name)
+  const { heterogeneous, warning, weakest } = heterogeneity(profiles, names)
+  const notes: Advice[] = []
+  if (warning) notes.push(advice('heterogeneous-cluster', warning))
+  for (const difference of cluster.differences) {
+    const values = Object.entries(difference.values).map(([node, value]) => `${node}: ${value}`)
+    notes.push(
+      advice('cluster-difference', `The nodes differ in ${difference.field} (${values.join('; ')}).`),
+    )
+  }
+  const missing = cluster.nodes.filter((node) => !ok.includes(node))
+  if (missing.length > 0) {
+    notes.push(
+      advice(
+        'cluster-nodes-missing',
+        `Planned for the ${ok.length} node(s) that answered; ${missing.map((n) => `${n.name} (${n.status})`).join(', ')} had no profile and ${missing.length === 1 ? 'is' : 'are'} left out of the job.`,
+      ),
+    )
+  }
+  const profile = profiles[weakest] as HardwareProfile
+  const network = cluster.network.kind
+  return {
+    // The network between the nodes is the cluster's, as measured on them, not what one node says alone.
+    profile:
+      network === 'unknown' ? profile : { ...profile, interconnect: { ...profile.interconnect, network } },
+    nodes: ok.length,
+    heterogeneous,
+    warning,
+    advice: notes,
+    source: cluster,
+  }
+}
+
+/** What a planning command plans for: one machine, or a cluster profile given to `--from`. */
+export async function resolvePlanningTarget(
+  command: Command,
+  flags: InstanceFlagValues,
+): Promise<{ profile: HardwareProfile; cluster: Cluster | null }> {
+  if (flags.from !== undefined && !flags.instance) {
+    const document = await loadProfileDocument(flags.from)
+    if (document.kind === 'cluster') {
+      const cluster = clusterFromProfile(document.cluster, flags.from)
+      const overrides = overridesFromFlags(flags)
+      const profile = hasOverrides(overrides)
+        ? applyOverrides(cluster.profile, overrides, await loadAllCatalogEntries(command))
+        : cluster.profile
+      return { profile, cluster: { ...cluster, profile } }
+    }
+  }
+  return { profile: await resolvePlanningProfile(command, flags), cluster: null }
+}
+
+/** One line on the cluster a plan was made for, for the terminal. */
+export function clusterLine(cluster: Cluster): string {
+  const source = cluster.source
+  if (!source) return `Planned for ${cluster.nodes} nodes, each as the weakest.`
+  return `Planned for ${cluster.nodes} node(s) of Slurm job ${source.scheduler.jobId}, each as the weakest; network between nodes: ${networkName(source.network.kind)}.`
 }

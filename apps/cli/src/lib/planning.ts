@@ -28,6 +28,8 @@ export interface PlanModesOptions extends PlanOptions {
   rulesDir?: string | undefined
   /** Hourly price of one node, for each plan's `cost`; null: no cost. */
   pricePerHour?: number | null
+  /** Warnings every plan carries beyond the profile's own: a cluster's differences and missing nodes. */
+  notices?: Advice[]
 }
 
 /**
@@ -49,7 +51,7 @@ export async function planModes(
     const decisions = await decide(packs, deriveFacts(profile, workload, mode))
     try {
       const plan = generatePlan({ profile, workload, mode, decisions, options })
-      plan.warnings.unshift(...notices)
+      plan.warnings.unshift(...(options.notices ?? []), ...notices)
       plan.cost = planCost(plan, options.pricePerHour ?? null)
       result.plans[mode] = plan
     } catch (error) {

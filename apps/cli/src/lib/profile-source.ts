@@ -37,7 +37,8 @@ const gibFlag = (name: string, description: string) =>
  */
 export const profileSourceFlags = {
   from: Flags.string({
-    description: 'Use a saved profile (from `rigfit profile --out FILE`) instead of detecting this machine.',
+    description:
+      'Use a saved profile (from `rigfit profile --out FILE`) instead of detecting this machine; plan, analyze, export and report also take a cluster profile (from `rigfit profile --slurm --out FILE`) and plan every node as the weakest.',
     helpGroup: 'HARDWARE',
     helpValue: 'FILE',
   }),

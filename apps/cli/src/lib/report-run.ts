@@ -1,6 +1,7 @@
-import { readFile, stat } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type MonitorRecord, RigfitError } from '@rigfit/core'
+import { nodeRunLogs, RUN_LOG_FILE } from '@rigfit/monitor'
 import { parseRunLog, type RunReport } from '@rigfit/report'
 
 const SUGGESTION =
@@ -22,29 +23,54 @@ async function readIfPresent(path: string): Promise<string | null> {
   }
 }
 
-/** The records of a monitored run: its monitor.jsonl, after the rotated monitor.1.jsonl when the log was capped. */
-export async function readRunReport(dir: string): Promise<RunReport> {
+/** The records of one log, after its rotated copy (`monitor.1.jsonl` before `monitor.jsonl`). */
+async function readLog(dir: string, file: string): Promise<MonitorRecord[] | null> {
+  const current = join(dir, file)
+  const text = await readIfPresent(current)
+  if (text === null) return null
+  const rotated = join(dir, file.replace(/\.jsonl$/, '.1.jsonl'))
+  const older = await readIfPresent(rotated)
+  return [...(older === null ? [] : parseRunLog(older, rotated)), ...parseRunLog(text, current)]
+}
+
+/**
+ * The records of a monitored run: its monitor.jsonl, or, for a job over several nodes, every node's
+ * monitor-<node>.jsonl, one report per node.
+ */
+export async function readRunReport(dir: string): Promise<RunReport | RunReport[]> {
   const info = await stat(dir).catch(() => null)
   if (!info?.isDirectory()) {
     throw new RigfitError('input', 'E_RUN_NOT_FOUND', `--run ${dir} is not a folder`, {
       suggestion: SUGGESTION,
     })
   }
-  const current = join(dir, 'monitor.jsonl')
-  const text = await readIfPresent(current)
-  if (text === null) {
-    throw new RigfitError('input', 'E_RUN_NO_LOG', `${dir} has no monitor.jsonl`, { suggestion: SUGGESTION })
-  }
-  const rotated = join(dir, 'monitor.1.jsonl')
-  const older = await readIfPresent(rotated)
-  const records: MonitorRecord[] = [
-    ...(older === null ? [] : parseRunLog(older, rotated)),
-    ...parseRunLog(text, current),
-  ]
-  if (records.length === 0) {
-    throw new RigfitError('input', 'E_RUN_EMPTY', `${current} holds no records yet`, {
-      suggestion: 'Wait until the monitor has started the run, then write the report again.',
+  const single = await readLog(dir, RUN_LOG_FILE)
+  const perNode = single === null ? nodeRunLogs(await readdir(dir)) : []
+  if (single === null && perNode.length === 0) {
+    throw new RigfitError('input', 'E_RUN_NO_LOG', `${dir} has no monitor.jsonl (nor monitor-<node>.jsonl)`, {
+      suggestion: SUGGESTION,
     })
   }
-  return { source: dir, records }
+  const reports =
+    single !== null
+      ? [{ source: dir, records: single, node: null }]
+      : await Promise.all(
+          perNode.map(async ({ node, file }) => ({
+            source: join(dir, file),
+            records: (await readLog(dir, file)) ?? [],
+            node,
+          })),
+        )
+  const empty = reports.find((report) => report.records.length === 0)
+  if (empty) {
+    throw new RigfitError(
+      'input',
+      'E_RUN_EMPTY',
+      `${empty.node ? join(dir, `monitor-${empty.node}.jsonl`) : join(dir, RUN_LOG_FILE)} holds no records yet`,
+      {
+        suggestion: 'Wait until the monitor has started the run, then write the report again.',
+      },
+    )
+  }
+  return single !== null ? (reports[0] as RunReport) : reports
 }

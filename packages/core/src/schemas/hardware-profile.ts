@@ -91,15 +91,31 @@ export type Gpu = z.infer<typeof Gpu>
 export const LinkKind = z.enum(['nvlink', 'pcie', 'xgmi', 'same-board', 'unknown'])
 export type LinkKind = z.infer<typeof LinkKind>
 
-/** Between nodes: the cluster network a multi-node job's gradients cross. */
-export const NodeNetwork = z.enum(['infiniband', 'efa', 'ethernet', 'unknown'])
+/** Between nodes: the cluster network a multi-node job's gradients cross (RoCE: RDMA over Ethernet). */
+export const NodeNetwork = z.enum(['infiniband', 'roce', 'efa', 'ethernet', 'unknown'])
 export type NodeNetwork = z.infer<typeof NodeNetwork>
+
+/**
+ * A network port of this machine that could carry traffic between nodes: an InfiniBand port, an RDMA port on
+ * Ethernet (RoCE), or a physical Ethernet interface. Loopback, bridges and virtual interfaces are left out.
+ */
+export const NetworkPort = z.object({
+  /** The interface (`eth0`) or the RDMA device and port (`mlx5_0/1`). */
+  name: z.string(),
+  kind: z.enum(['infiniband', 'roce', 'ethernet']),
+  /** Link speed in Gbit/s as the kernel reports it; null when the link is down or the driver says nothing. */
+  speedGbps: Rate.nullable(),
+  up: z.boolean(),
+})
+export type NetworkPort = z.infer<typeof NetworkPort>
 
 export const Interconnect = z.object({
   kind: z.enum(['nvlink', 'pcie', 'xgmi', 'mixed', 'none', 'unknown']),
   links: z.array(z.object({ a: DeviceIndex, b: DeviceIndex, kind: LinkKind, detail: z.string() })),
   /** The network between nodes, when known (`--interconnect infiniband`, a cloud preset's). */
   network: NodeNetwork.optional(),
+  /** The machine's network ports (Linux sysfs), which a cluster profile reads the network between nodes from. */
+  ports: z.array(NetworkPort).optional(),
 })
 
 export const StorageKind = z.enum(['nvme', 'ssd', 'hdd', 'unknown'])

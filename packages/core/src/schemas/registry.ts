@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { ClusterProfile } from './cluster-profile.js'
 import { EstimateInput, EstimateResult, ValidationRow } from './estimate.js'
 import { ExportManifest } from './export-manifest.js'
 import { GpuCatalog } from './gpu-catalog.js'
@@ -13,6 +14,7 @@ import { Workload } from './workload.js'
 /** Every public schema, by the file name its JSON Schema is generated into (schemas/<name>.schema.json). */
 export const PUBLIC_SCHEMAS: Record<string, z.ZodType> = {
   'hardware-profile': HardwareProfile,
+  'cluster-profile': ClusterProfile,
   'model-spec': ModelSpec,
   workload: Workload,
   'training-plan': TrainingPlan,

@@ -5,6 +5,7 @@ import { commentLines, provenance, resumeLines, textFile, wallClockLimit } from 
 import { parseCommandFlags } from '../shell-flags.js'
 import type { Exporter, FormatContext } from '../types.js'
 import { modelSplitReason } from '../validate.js'
+import { clusterCpusPerTask, clusterDirectives, monitorWrapper, ncclLines } from './cluster-job.js'
 import { DS_CONFIG_FILE } from './deepspeed-config.js'
 import { PLAN_FILE } from './rigfit.js'
 import {
@@ -83,8 +84,9 @@ export function cpusPerRank(plan: TrainingPlan): number {
  */
 function torchrunScript(plan: TrainingPlan, ctx: FormatContext): string {
   const s = plan.settings
-  const cpus = cpusPerRank(plan) * processesPerNode(s)
+  const cpus = clusterCpusPerTask(cpusPerRank(plan) * processesPerNode(s), 1, ctx.cluster)
   const args = torchrunArgs(plan, { endpoint: '"$MASTER_ADDR:$MASTER_PORT"', id: '"$SLURM_JOB_ID"' })
+  const monitor = monitorWrapper(ctx.cluster)
   // One node rendezvouses locally (--standalone): the rendezvous address is only needed across nodes.
   const rendezvous =
     s.nodes > 1
@@ -96,14 +98,16 @@ function torchrunScript(plan: TrainingPlan, ctx: FormatContext): string {
       : []
   return [
     '#!/bin/bash',
-    ...directives(plan, 1, cpus, []),
+    ...directives(plan, 1, cpus, clusterDirectives(ctx.cluster)),
     ...preamble(plan, ctx, [
       provenance(plan),
       'Submit: sbatch train_torchrun.sbatch train.py [script arguments]',
       `One task per node runs torchrun (${TORCHRUN_SUPPORTED}), which starts ${processesPerNode(s)} worker(s) on it.`,
     ]),
     ...rendezvous,
-    `srun --cpus-per-task=${cpus} torchrun \\\n  ${args.join(' \\\n  ')} \\\n  "$@"`,
+    ...ncclLines(plan, ctx.cluster),
+    ...monitor.lines,
+    `srun --cpus-per-task=${cpus} ${monitor.prefix}torchrun \\\n  ${args.join(' \\\n  ')} \\\n  "$@"`,
     '',
   ].join('\n')
 }
@@ -111,15 +115,19 @@ function torchrunScript(plan: TrainingPlan, ctx: FormatContext): string {
 /** Lightning's SLURM mode: one task per GPU; Lightning reads the ranks from SLURM and requeues on SIGUSR1. */
 function lightningScript(plan: TrainingPlan, ctx: FormatContext): string {
   const s = plan.settings
-  const cpus = cpusPerRank(plan)
+  const cpus = clusterCpusPerTask(cpusPerRank(plan), processesPerNode(s), ctx.cluster)
   return [
     '#!/bin/bash',
-    ...directives(plan, processesPerNode(s), cpus, ['--signal=SIGUSR1@90']),
+    ...directives(plan, processesPerNode(s), cpus, [
+      '--signal=SIGUSR1@90',
+      ...clusterDirectives(ctx.cluster),
+    ]),
     ...preamble(plan, ctx, [
       provenance(plan),
       'Submit: sbatch train_lightning.sbatch train.py [script arguments]',
       `Lightning's Trainer must use devices=${processesPerNode(s)} and num_nodes=${s.nodes} (the lightning export writes them).`,
     ]),
+    ...ncclLines(plan, ctx.cluster),
     `srun --cpus-per-task=${cpus} python "$@"`,
     '',
   ].join('\n')

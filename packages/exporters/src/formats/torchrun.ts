@@ -5,6 +5,7 @@ import { commentLines, jsonDocument, provenance, resumeLines, SCRIPT_DIR_LINE, t
 import { parseCommandFlags } from '../shell-flags.js'
 import type { Exporter, ExportFile, FormatContext } from '../types.js'
 import { modelSplitReason } from '../validate.js'
+import { ncclLines, rendezvousHost } from './cluster-job.js'
 import { DEFAULT_MASTER_PORT } from './deepspeed.js'
 import { buildDeepSpeedConfig, DS_CONFIG_FILE, validateDeepSpeedConfig } from './deepspeed-config.js'
 import { PLAN_FILE, planFile, validatePlanFile } from './rigfit.js'
@@ -102,6 +103,21 @@ export function validateCompanions(files: ExportFile[], plan: TrainingPlan): str
   return [...ds, ...validatePlanFile(files, plan)]
 }
 
+/**
+ * Where the nodes meet: MASTER_ADDR as the environment gives it, else the first of the cluster's (or --hosts')
+ * nodes; with neither, the script stops and asks for it.
+ */
+function rendezvousLines(ctx: FormatContext): string[] {
+  const host = rendezvousHost(ctx)
+  return [
+    host === null
+      ? // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
+        ': "${MASTER_ADDR:?set MASTER_ADDR to the address of the rendezvous node}"'
+      : `MASTER_ADDR="\${MASTER_ADDR:-${host}}"`,
+    `MASTER_PORT="\${MASTER_PORT:-${DEFAULT_MASTER_PORT}}"`,
+  ]
+}
+
 function launchScript(plan: TrainingPlan, ctx: FormatContext): string {
   const s = plan.settings
   const multiNode = s.nodes > 1
@@ -111,7 +127,9 @@ function launchScript(plan: TrainingPlan, ctx: FormatContext): string {
     provenance(plan),
     `Method: ${methodSummary(plan)}; sequence length ${s.seq}.`,
     multiNode
-      ? `Run the same command on each of the ${s.nodes} nodes with the same MASTER_ADDR (one node's address) and RUN_ID.`
+      ? ctx.cluster
+        ? `Run the same command on each of the ${s.nodes} nodes (${ctx.cluster.nodes.join(', ')}) with the same RUN_ID; they meet at ${ctx.cluster.nodes[0]}.`
+        : `Run the same command on each of the ${s.nodes} nodes with the same MASTER_ADDR (one node's address) and RUN_ID.`
       : 'Run on the training machine.',
     'Usage: ./launch_torchrun.sh train.py [script arguments]',
     `The training script reads micro-batch, accumulation, precision, sequence length and method from ${PLAN_FILE} (RIGFIT_PLAN_FILE).`,
@@ -126,13 +144,8 @@ function launchScript(plan: TrainingPlan, ctx: FormatContext): string {
     `export OMP_NUM_THREADS=${s.threads}`,
     ...deepspeedEnvLines(plan, `$HERE/${DS_CONFIG_FILE}`),
     ...resumeLines(ctx),
-    ...(multiNode
-      ? [
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
-          ': "${MASTER_ADDR:?set MASTER_ADDR to the address of the rendezvous node}"',
-          `MASTER_PORT="\${MASTER_PORT:-${DEFAULT_MASTER_PORT}}"`,
-        ]
-      : []),
+    ...(multiNode ? rendezvousLines(ctx) : []),
+    ...ncclLines(plan, ctx.cluster),
     `exec torchrun \\\n  ${args.join(' \\\n  ')} \\\n  "$@"`,
     '',
   ].join('\n')

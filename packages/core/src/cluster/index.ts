@@ -1,0 +1,5 @@
+export * from './build-cluster-profile.js'
+export * from './cluster-network.js'
+export * from './cluster-nodes.js'
+export * from './hostlist.js'
+export * from './slurm-topology.js'

@@ -1,5 +1,5 @@
 import { processesPerNode, type TrainingPlan, worldSize } from '@rigfit/core'
-import { engineOf, launchBackend } from '../engine.js'
+import { engineOf, torchBackendName } from '../engine.js'
 import { baseModelId, bnbQuantizationConfig, loadDtypeName, peftAdapterConfig } from '../method.js'
 import { provenance, textFile } from '../render.js'
 import type { Exporter } from '../types.js'
@@ -88,7 +88,8 @@ function moduleSource(plan: TrainingPlan, warn: (id: string, message: string) =>
     tf32: s.tf32,
     cudnn_benchmark: s.cudnnBenchmark,
     threads: s.threads,
-    backend: launchBackend(plan),
+    // torch.distributed.init_process_group's name: ROCm builds register RCCL as `nccl`.
+    backend: torchBackendName(plan),
     strategy: s.strategy,
     sharding: s.sharding,
     offload: s.offload,

@@ -1,17 +1,18 @@
 import { Flags, type Interfaces } from '@oclif/core'
-import { MODES, type Mode, parseSizeBytes, RigfitError, type TrainingPlan } from '@rigfit/core'
+import { type Advice, MODES, type Mode, parseSizeBytes, RigfitError, type TrainingPlan } from '@rigfit/core'
 import {
   EXPORT_MANIFEST_FILE,
   type ExportResult,
   exportPlan,
   FORMAT_NAMES,
+  type FolderWrite,
   ioFactsFromProfile,
   manifestEntry,
   manifestFile,
   readExportManifest,
   readPlanFile,
   readProfileIoFacts,
-  writeExportFiles,
+  writeExportFolder,
 } from '@rigfit/exporters'
 import { RigfitCommand } from '../lib/base-command.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
@@ -122,21 +123,18 @@ export default class Export extends RigfitCommand {
       portable: flags.portable,
     }
     const result = exportPlan(plan, exportOptions)
-    const written =
-      flags.out === undefined
-        ? null
-        : await writeExportFiles(
-            flags.out,
-            // The manifest lets `rigfit monitor --configs` make the same export again for a relaunch.
-            [
-              ...result.files,
-              manifestFile(
-                await earlierManifest(flags.out, flags.force),
-                manifestEntry(plan, exportOptions, result),
-              ),
-            ],
-            { force: flags.force, ownFiles: [EXPORT_MANIFEST_FILE] },
-          )
+    let written: string[] | null = null
+    if (flags.out !== undefined) {
+      const earlier = await earlierManifest(flags.out, flags.force)
+      const folder = await writeExportFolder(
+        flags.out,
+        // The manifest lets `rigfit monitor --configs` make the same export again for a relaunch.
+        [...result.files, manifestFile(earlier, manifestEntry(plan, exportOptions, result))],
+        { force: flags.force, ownFiles: [EXPORT_MANIFEST_FILE], format: result.format, earlier },
+      )
+      written = folder.written
+      result.warnings.push(...folderWarnings(flags.out, folder, flags.force))
+    }
     // How the plan was made (skipped rule packs, an assumed CPU) matters to its files too.
     result.warnings.unshift(...notices.filter((notice) => !result.warnings.some((w) => w.id === notice.id)))
     const json = {
@@ -193,6 +191,34 @@ export default class Export extends RigfitCommand {
       io: flags.profile === undefined ? ioFactsFromProfile(profile) : await readProfileIoFacts(flags.profile),
     }
   }
+}
+
+/** What replacing the folder kept, removed or recovered, as warnings. */
+function folderWarnings(out: string, folder: FolderWrite, force: boolean): Advice[] {
+  const warnings: Advice[] = []
+  const advice = (id: string, message: string) => ({
+    id,
+    message,
+    source: 'rigfit export',
+    expectedGain: null,
+  })
+  if (force && folder.keptUnlisted.length > 0)
+    warnings.push(
+      advice(
+        'export-kept-files',
+        `Kept ${folder.keptUnlisted.length} file(s) in ${out} that no earlier rigfit export lists: ${folder.keptUnlisted.join(', ')}.`,
+      ),
+    )
+  if (folder.removed.length > 0)
+    warnings.push(
+      advice(
+        'export-removed-files',
+        `Removed the earlier export's ${folder.removed.join(', ')}, which this one does not write.`,
+      ),
+    )
+  for (const note of folder.recovered)
+    warnings.push(advice('export-recovered', `A killed export left ${out} mid-change: ${note}.`))
+  return warnings
 }
 
 /** The folder's manifest of earlier exports; with --force a broken one is replaced rather than kept. */

@@ -26,6 +26,7 @@ export { resolveModel } from './resolve-model.js'
 export {
   assertReplaceable,
   existingKind,
+  processAlive,
   removeStaleTemporaries,
   temporaryPathFor,
   writeFileSafely,

@@ -54,8 +54,11 @@ function dataloaderKwargs(plan: TrainingPlan): Record<string, PyValue> {
 function loraKwargs(plan: TrainingPlan, warn: (id: string, message: string) => void) {
   const adapter = peftAdapterConfig(plan, warn)
   if (adapter === null) return null
-  const { r, lora_alpha, lora_dropout, target_modules, bias, task_type } = adapter
-  return { r, lora_alpha, lora_dropout, target_modules, bias, task_type } as Record<string, PyValue>
+  const { r, lora_alpha, lora_dropout, target_modules, fan_in_fan_out, bias, task_type } = adapter
+  return { r, lora_alpha, lora_dropout, target_modules, fan_in_fan_out, bias, task_type } as Record<
+    string,
+    PyValue
+  >
 }
 
 /** Keyword arguments of transformers.BitsAndBytesConfig for the plan's quantized base model. */

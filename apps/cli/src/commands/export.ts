@@ -67,7 +67,11 @@ export default class Export extends RigfitCommand {
     }),
     format: Flags.string({ description: 'Target format.', options: [...FORMAT_NAMES], required: true }),
     out: Flags.string({ description: 'Directory to write the files into; without it they are printed.' }),
-    force: Flags.boolean({ description: 'Overwrite existing files in --out.', default: false }),
+    force: Flags.boolean({
+      description:
+        'Replace the export in --out: its files are replaced, files of the earlier export (listed in its rigfit-export.json) that this one does not write are removed, other files are kept.',
+      default: false,
+    }),
     nodes: Flags.integer({
       description:
         'Run on this many identical nodes: with --mode the plan is made for them (as `rigfit plan --nodes N`); a --plan file is rescaled to them (accumulation holds the effective batch).',

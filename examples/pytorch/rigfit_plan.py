@@ -249,13 +249,22 @@ def apply_env(config: RunConfig, env: Mapping[str, str] = os.environ) -> RunConf
     return replace(config, **changes)
 
 
+def _plan_beside(deepspeed_config: Optional[str]) -> Optional[str]:
+    """The plan of a DeepSpeed export, beside the config its launcher passes: DeepSpeed's multi-node runner does
+    not forward RIGFIT_PLAN_FILE to the other nodes, but every rank gets --deepspeed_config."""
+    if not deepspeed_config:
+        return None
+    beside = Path(deepspeed_config).parent / "rigfit-plan.json"
+    return str(beside) if beside.is_file() else None
+
+
 def resolve(
     path: Optional[str], env: Mapping[str, str] = os.environ, deepspeed_config: Optional[str] = None
 ) -> RunConfig:
     """The run's settings: --plan, else RIGFIT_PLAN_FILE; then the launcher's configs and the environment."""
     from rigfit_sources import apply_launcher
 
-    chosen = path or env.get("RIGFIT_PLAN_FILE")
+    chosen = path or env.get("RIGFIT_PLAN_FILE") or _plan_beside(deepspeed_config)
     if not chosen:
         raise PlanError("no plan: pass --plan FILE (a rigfit plan or an export) or set RIGFIT_PLAN_FILE")
     return apply_env(apply_launcher(load_config(chosen, env), env, deepspeed_config), env)

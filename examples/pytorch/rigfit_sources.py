@@ -160,6 +160,24 @@ def with_method(cfg: RunConfig, lora: Optional[LoraShape], quant: str) -> RunCon
     return replace(cfg, lora=lora, quant=quant, method="qlora" if quant != "none" else "lora")
 
 
+def autocast_precision(planned: str, mixed_precision: str) -> str:
+    """accelerate's mixed_precision switches autocast: `no` keeps a pure-half plan's half weights (the plan's
+    own precision), and means fp32 otherwise."""
+    if mixed_precision == "no" and planned.endswith("-true"):
+        return planned
+    return MIXED[mixed_precision]
+
+
+def hf_precision(args: dict, model_args: dict) -> str:
+    """TrainingArguments' bf16/fp16 switch autocast over fp32 weights; with both off, weights loaded in a half
+    type (model_args.json's dtype, no adapter) train in pure half."""
+    if args.get("bf16"):
+        return "bf16-mixed"
+    if args.get("fp16"):
+        return "fp16-mixed"
+    return {"bfloat16": "bf16-true", "float16": "fp16-true"}.get(str(model_args.get("dtype")), "fp32")
+
+
 def from_hf(args: dict, path: Path, env: Mapping[str, str]) -> RunConfig:
     """rigfit's `hf` export: training_args.json with config.json (or the model it names), model_args.json and
     adapter_config.json beside it, and the DeepSpeed config its `deepspeed` field names."""
@@ -175,7 +193,7 @@ def from_hf(args: dict, path: Path, env: Mapping[str, str]) -> RunConfig:
         seq=int(model_args.get("block_size") or shape.max_positions),
         micro_batch=int(need(args, "per_device_train_batch_size", source)),
         grad_accum=int(args.get("gradient_accumulation_steps", 1)),
-        precision="bf16-mixed" if args.get("bf16") else "fp16-mixed" if args.get("fp16") else "fp32",
+        precision=hf_precision(args, model_args),
         grad_ckpt=bool(args.get("gradient_checkpointing", False)),
         compile=bool(args.get("torch_compile", False)),
         compile_mode=args.get("torch_compile_mode") or "default",
@@ -244,7 +262,7 @@ def with_accelerate(cfg: RunConfig, acc: Mapping[str, Any], where: str) -> RunCo
     """accelerate_config.yaml: precision, the distributed type and its ZeRO/FSDP settings, the CPU, compilation."""
     changes: dict = {}
     if acc.get("mixed_precision") in MIXED:
-        changes["precision"] = MIXED[acc["mixed_precision"]]
+        changes["precision"] = autocast_precision(cfg.precision, acc["mixed_precision"])
     kind = acc.get("distributed_type")
     if kind in ("MULTI_GPU", "MULTI_CPU"):
         changes["strategy"] = "ddp"
@@ -325,7 +343,7 @@ def apply_launcher(cfg: RunConfig, env: Mapping[str, str], deepspeed_config: Opt
         cfg = with_deepspeed(cfg, read_json(Path(ds_path)), ds_path)
     changes: dict = {}
     if env.get("ACCELERATE_MIXED_PRECISION") in MIXED:
-        changes["precision"] = MIXED[env["ACCELERATE_MIXED_PRECISION"]]
+        changes["precision"] = autocast_precision(cfg.precision, env["ACCELERATE_MIXED_PRECISION"])
     if on("ACCELERATE_USE_CPU"):
         changes["device"] = "cpu"
     if on("ACCELERATE_USE_FSDP"):

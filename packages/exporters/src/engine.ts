@@ -92,6 +92,20 @@ export function launchBackend(plan: TrainingPlan): TrainingPlan['settings']['bac
   return s.device === 'cpu' ? 'gloo' : s.device === 'rocm' ? 'rccl' : 'nccl'
 }
 
+/**
+ * FSDP's sharding across the job: within a node, replicated across nodes (HYBRID_SHARD) on several, the layout
+ * the plan's memory counts (FSDP per node) and every format writes; FULL_SHARD on one node.
+ */
+export function fsdpShardingStrategy(plan: TrainingPlan): 'FULL_SHARD' | 'HYBRID_SHARD' {
+  return plan.settings.nodes > 1 ? 'HYBRID_SHARD' : 'FULL_SHARD'
+}
+
+/** torch.distributed's name for the backend: ROCm's RCCL is registered under `nccl`. */
+export function torchBackendName(plan: TrainingPlan): Exclude<TrainingPlan['settings']['backend'], 'rccl'> {
+  const backend = launchBackend(plan)
+  return backend === 'rccl' ? 'nccl' : backend
+}
+
 /** The warning every format that runs `fsdpAsZero3` gives, so the substitution is never silent. */
 export function warnFsdpAsZero3(engine: Engine, warn: (id: string, message: string) => void): void {
   if (!engine.fsdpAsZero3) return

@@ -2,6 +2,8 @@ import { type Advice, RigfitError, type TrainingPlan } from '@rigfit/core'
 import { exporterAdvice } from './advice.js'
 import { type CacheDecision, sizeCache } from './cache-sizing.js'
 import { assertPlanConsistent } from './check-plan.js'
+import { asDeepSpeedRuns } from './deepspeed-precision.js'
+import { engineOf } from './engine.js'
 import { FORMAT_NAMES } from './format-names.js'
 import { type IoFacts, NO_IO_FACTS } from './io-facts.js'
 import { deriveMetaPlans, type PhaseSummary } from './meta-phases.js'
@@ -78,7 +80,10 @@ const inDir = (dir: string, files: ExportFile[]) => files.map((f) => ({ ...f, pa
 export function exportPlan(input: TrainingPlan, options: ExportOptions): ExportResult {
   const exporter = getFormat(options.format)
   assertPlanConsistent(input, 'the plan')
-  const plan = options.nodes == null ? input : planForNodes(input, options.nodes)
+  const scaled = options.nodes == null ? input : planForNodes(input, options.nodes)
+  // A pure-half plan that this format runs under DeepSpeed trains as DeepSpeed trains it (fp32 master weights).
+  const plan =
+    exporter.name === 'deepspeed' || engineOf(scaled).kind === 'deepspeed' ? asDeepSpeedRuns(scaled) : scaled
   const hosts = options.hosts ?? []
   if (hosts.length > 0 && hosts.length !== plan.settings.nodes) {
     throw new RigfitError(

@@ -24,6 +24,7 @@ export {
   sha256,
 } from './export-manifest.js'
 export { type ExportOptions, type ExportResult, exportPlan, META_FILE } from './export-plan.js'
+export { lockExportFolder, recoverExportFolder } from './folder-lock.js'
 export { FORMAT_NAMES, type FormatName, isFormatName } from './format-names.js'
 export { buildDeepSpeedConfig, zeroStage } from './formats/deepspeed-config.js'
 export { buildModelArguments, buildModelConfig, buildTrainingArguments } from './formats/hf.js'
@@ -41,6 +42,7 @@ export {
 export { planForNodes } from './nodes.js'
 export { interNodeEfficiency, type Reestimate, reestimator } from './reestimate.js'
 export { FORMATS, getFormat } from './registry.js'
+export { type FolderWrite, writeExportFolder } from './replace-folder.js'
 export { decideStreaming, type StreamingDecision } from './streaming.js'
 export type { ClusterShape, Exporter, ExportFile, FormatContext } from './types.js'
 export { writeExportFiles } from './write-files.js'

@@ -1,6 +1,7 @@
 import type { TrainingPlan } from '@rigfit/core'
 import type { Engine } from './engine.js'
 import { loraTargetModules } from './lora-modules.js'
+import { usesConv1D } from './model-classes.js'
 import { halfType, isPureHalf } from './plan-facts.js'
 import { jsonDocument, textFile } from './render.js'
 import type { ExportFile } from './types.js'
@@ -77,6 +78,8 @@ export function peftAdapterConfig(
     lora_alpha: loraAlpha(lora.rank),
     lora_dropout: LORA_DROPOUT,
     target_modules: loraTargetModules(plan.model, lora.targets, warn),
+    // GPT-2's projections are Conv1D (weights stored transposed); PEFT adapts them only with this flag.
+    fan_in_fan_out: usesConv1D(plan.model),
     bias: 'none',
     inference_mode: false,
   }

@@ -45,19 +45,24 @@ function companionBytes(plan: TrainingPlan): number {
  * plan's own, moved by the estimator's per-device ratio between the two points and by the inter-node scaling
  * ratio, so the plan's own point maps onto the plan's own figures.
  */
-export function reestimator(plan: TrainingPlan): (point: PlanPoint) => Reestimate {
+export function reestimator(
+  plan: TrainingPlan,
+  /** The plan with other settings (a precision the tool trains in), estimated at each point instead of the plan. */
+  variant: TrainingPlan = plan,
+): (point: PlanPoint) => Reestimate {
   const device = planEstimateDevice(plan)
   const base = estimate(estimateInputAt(plan, planPoint(plan), device)).throughput
-  return (point) => reestimateOn(plan, device, base, point)
+  return (point) => reestimateOn(plan, variant, device, base, point)
 }
 
 function reestimateOn(
   plan: TrainingPlan,
+  variant: TrainingPlan,
   device: EstimateDevice,
   base: EstimateResult['throughput'],
   point: PlanPoint,
 ): Reestimate {
-  const next = estimate(estimateInputAt(plan, point, device))
+  const next = estimate(estimateInputAt(variant, point, device))
   const speed = next.throughput
   if (!base || !speed) throw new Error('the estimator returns a throughput for every device')
   const scaling = interNodeEfficiency(point.nodes) / interNodeEfficiency(plan.settings.nodes)

@@ -4,7 +4,8 @@ import { RigfitError } from '@rigfit/core'
 import { assertReplaceable, existingKind, removeStaleTemporaries, temporaryPathFor } from '@rigfit/core/node'
 import type { ExportFile } from './types.js'
 
-function targetPath(outDir: string, file: ExportFile): string {
+/** Where a file of the export goes in a folder; refuses a path that would leave it. */
+export function exportTargetPath(outDir: string, file: ExportFile): string {
   const target = join(outDir, file.path)
   const rel = relative(outDir, target)
   if (isAbsolute(file.path) || rel.startsWith('..') || normalize(file.path) !== rel) {
@@ -17,7 +18,7 @@ async function isDirectory(path: string): Promise<boolean> {
   return (await stat(path).catch(() => null))?.isDirectory() === true
 }
 
-function ioError(message: string, error: unknown): RigfitError {
+export function ioError(message: string, error: unknown): RigfitError {
   return new RigfitError(
     'io',
     'E_WRITE',
@@ -30,10 +31,10 @@ function ioError(message: string, error: unknown): RigfitError {
 }
 
 /**
- * Writes every file or none: refuses existing files unless `force`, writes each to a temp file beside its target,
- * and renames them into place only when all were written. Returns the written paths.
+ * Refuses what an export may not write over: an --out that is not a folder, a directory, link or device where a
+ * file goes, and (without `force`) an existing file other than rigfit's own.
  */
-export async function writeExportFiles(
+export async function checkExportTargets(
   outDir: string,
   files: ExportFile[],
   options: {
@@ -41,7 +42,7 @@ export async function writeExportFiles(
     /** Paths rigfit keeps up to date itself (the manifest), replaced without force. */
     ownFiles?: string[]
   },
-): Promise<string[]> {
+): Promise<Array<{ file: ExportFile; path: string }>> {
   const outKind = await existingKind(outDir)
   if (outKind !== 'none' && outKind !== 'dir' && !(outKind === 'link' && (await isDirectory(outDir)))) {
     throw new RigfitError(
@@ -53,7 +54,7 @@ export async function writeExportFiles(
       },
     )
   }
-  const targets = files.map((file) => ({ file, path: targetPath(outDir, file) }))
+  const targets = files.map((file) => ({ file, path: exportTargetPath(outDir, file) }))
   const clashes: string[] = []
   for (const { file, path } of targets) {
     const kind = await existingKind(path)
@@ -85,6 +86,23 @@ export async function writeExportFiles(
       },
     )
   }
+  return targets
+}
+
+/**
+ * Writes every file or none: refuses existing files unless `force`, writes each to a temp file beside its target,
+ * and renames them into place only when all were written. Returns the written paths.
+ */
+export async function writeExportFiles(
+  outDir: string,
+  files: ExportFile[],
+  options: {
+    force: boolean
+    /** Paths rigfit keeps up to date itself (the manifest), replaced without force. */
+    ownFiles?: string[]
+  },
+): Promise<string[]> {
+  const targets = await checkExportTargets(outDir, files, options)
   const temps: string[] = []
   try {
     for (const { file, path } of targets) {

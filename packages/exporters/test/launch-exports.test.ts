@@ -70,19 +70,26 @@ describe('exports keep what the plan offloads', () => {
   })
 
   it('FSDP that offloads everything says so; FSDP without offload offloads nothing', () => {
+    // Two nodes: sharded within each, replicated across them, as the accelerate export and the plan's memory.
     expect((json(exportPlan(fsdpAll, { format: 'hf' }).files, 'training_args.json') as Json).fsdp).toBe(
-      'full_shard auto_wrap offload',
+      'hybrid_shard auto_wrap offload',
     )
     const machine0 = yaml11(
       file(exportPlan(fsdpAll, { format: 'accelerate' }).files, 'accelerate_config_machine0.yaml'),
     )
     expect((machine0.fsdp_config as Json).fsdp_offload_params).toBe(true)
-    expect(strategyOf(fsdpAll)).toBe('fsdp_cpu_offload')
+    expect(strategyOf(fsdpAll)).toMatchObject({
+      class_path: 'lightning.pytorch.strategies.FSDPStrategy',
+      init_args: { cpu_offload: true, sharding_strategy: 'HYBRID_SHARD' },
+    })
     const none = loadFixturePlan('rtx3090x2-lora-fsdp')
     expect((json(exportPlan(none, { format: 'hf' }).files, 'training_args.json') as Json).fsdp).toBe(
       'full_shard auto_wrap',
     )
-    expect(strategyOf(none)).toBe('fsdp')
+    expect(strategyOf(none)).toMatchObject({
+      class_path: 'lightning.pytorch.strategies.FSDPStrategy',
+      init_args: { cpu_offload: false, sharding_strategy: 'FULL_SHARD' },
+    })
   })
 })
 

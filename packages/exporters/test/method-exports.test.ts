@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { exportPlan } from '../src/export-plan.js'
 import { readPyDict } from '../src/formats/pytorch.js'
 import { loraTargetModules } from '../src/lora-modules.js'
+import { ATTN_IMPLEMENTATION } from '../src/model-classes.js'
 import type { ExportFile } from '../src/types.js'
 import { loadFixturePlan } from './helpers/fixture-plans.js'
 import { yaml11 } from './helpers/read-back.js'
@@ -46,6 +47,7 @@ describe('LoRA and QLoRA are carried by every format', () => {
       model_name_or_path: qlora.model.name,
       block_size: qlora.settings.seq,
       dtype: 'bfloat16',
+      attn_implementation: ATTN_IMPLEMENTATION[qlora.settings.attention],
     })
   })
 
@@ -55,6 +57,7 @@ describe('LoRA and QLoRA are carried by every format', () => {
     expect(config.model).toEqual({
       model_name_or_path: qlora.model.name,
       dtype: 'bfloat16',
+      attn_implementation: ATTN_IMPLEMENTATION[qlora.settings.attention],
       adapter_config: 'adapter_config.json',
       quantization_config: 'quantization_config.json',
     })
@@ -152,7 +155,12 @@ describe('the base model a fine-tune starts from', () => {
     const pretrain = loadFixturePlan('rtx4090-bf16')
     const args = json(exportPlan(pretrain, { format: 'hf' }).files, 'model_args.json')
     // Trained under autocast, the weights load in fp32 whatever the loader's default.
-    expect(args).toEqual({ config_name: 'config.json', dtype: 'float32', block_size: pretrain.settings.seq })
+    expect(args).toEqual({
+      config_name: 'config.json',
+      dtype: 'float32',
+      attn_implementation: ATTN_IMPLEMENTATION[pretrain.settings.attention],
+      block_size: pretrain.settings.seq,
+    })
     const withConfig: TrainingPlan = {
       ...lora,
       model: {

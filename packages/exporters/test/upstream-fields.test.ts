@@ -135,7 +135,17 @@ const CHECKS: Record<string, (p: Problems, files: ExportFile[]) => void> = {
       (args.fsdp_config as Json | undefined)?.backward_prefetch,
     )
     const modelArgs = jsonOf(files, 'model_args.json')
-    p.keys('model_args', transformers.run_clm_arguments, modelArgs)
+    // run_clm.py's arguments, and from_pretrained's attn_implementation, which a loader passes through.
+    p.keys(
+      'model_args',
+      [...(transformers.run_clm_arguments ?? []), ...(transformers.from_pretrained_kwargs ?? [])],
+      modelArgs,
+    )
+    p.value(
+      'model_args.attn_implementation',
+      transformers.attn_implementation,
+      modelArgs?.attn_implementation,
+    )
     p.value('model_args.dtype', transformers.run_clm_dtype, modelArgs?.dtype)
     const config = jsonOf(files, 'config.json')
     if (config) p.keys('config.json', modelConfigs[String(config.model_type)], config)
@@ -214,7 +224,10 @@ const CHECKS: Record<string, (p: Problems, files: ExportFile[]) => void> = {
     else {
       const s = t.strategy as { class_path: string; init_args: Json }
       p.value('strategy.class_path', lightning.strategy_classes, s.class_path)
-      p.keys('strategy.init_args', lightning.deepspeed_strategy, s.init_args)
+      if (s.class_path.endsWith('FSDPStrategy')) {
+        p.keys('strategy.init_args', lightning.fsdp_strategy, s.init_args)
+        p.value('sharding_strategy', lightning.fsdp_sharding_strategy, s.init_args.sharding_strategy)
+      } else p.keys('strategy.init_args', lightning.deepspeed_strategy, s.init_args)
     }
     for (const cb of t.callbacks as Array<{ class_path: string; init_args: Json }>) {
       p.value('callback', lightning.callback_classes, cb.class_path)

@@ -1,17 +1,18 @@
 import { Flags, type Interfaces } from '@oclif/core'
-import { MODES, type Mode, parseSizeBytes, RigfitError, type TrainingPlan } from '@rigfit/core'
+import { type Advice, MODES, type Mode, parseSizeBytes, RigfitError, type TrainingPlan } from '@rigfit/core'
 import {
   EXPORT_MANIFEST_FILE,
   type ExportResult,
   exportPlan,
   FORMAT_NAMES,
+  type FolderWrite,
   ioFactsFromProfile,
   manifestEntry,
   manifestFile,
   readExportManifest,
   readPlanFile,
   readProfileIoFacts,
-  writeExportFiles,
+  writeExportFolder,
 } from '@rigfit/exporters'
 import { RigfitCommand } from '../lib/base-command.js'
 import { type Cluster, resolvePlanningTarget } from '../lib/cluster.js'
@@ -69,7 +70,11 @@ export default class Export extends RigfitCommand {
     }),
     format: Flags.string({ description: 'Target format.', options: [...FORMAT_NAMES], required: true }),
     out: Flags.string({ description: 'Directory to write the files into; without it they are printed.' }),
-    force: Flags.boolean({ description: 'Overwrite existing files in --out.', default: false }),
+    force: Flags.boolean({
+      description:
+        'Replace the export in --out: its files are replaced, files of the earlier export (listed in its rigfit-export.json) that this one does not write are removed, other files are kept.',
+      default: false,
+    }),
     nodes: Flags.integer({
       description:
         'Run on this many identical nodes: with --mode the plan is made for them (as `rigfit plan --nodes N`); a --plan file is rescaled to them (accumulation holds the effective batch).',
@@ -137,21 +142,18 @@ export default class Export extends RigfitCommand {
       portable: flags.portable,
     }
     const result = exportPlan(plan, exportOptions)
-    const written =
-      flags.out === undefined
-        ? null
-        : await writeExportFiles(
-            flags.out,
-            // The manifest lets `rigfit monitor --configs` make the same export again for a relaunch.
-            [
-              ...result.files,
-              manifestFile(
-                await earlierManifest(flags.out, flags.force),
-                manifestEntry(plan, exportOptions, result),
-              ),
-            ],
-            { force: flags.force, ownFiles: [EXPORT_MANIFEST_FILE] },
-          )
+    let written: string[] | null = null
+    if (flags.out !== undefined) {
+      const earlier = await earlierManifest(flags.out, flags.force)
+      const folder = await writeExportFolder(
+        flags.out,
+        // The manifest lets `rigfit monitor --configs` make the same export again for a relaunch.
+        [...result.files, manifestFile(earlier, manifestEntry(plan, exportOptions, result))],
+        { force: flags.force, ownFiles: [EXPORT_MANIFEST_FILE], format: result.format, earlier },
+      )
+      written = folder.written
+      result.warnings.push(...folderWarnings(flags.out, folder, flags.force))
+    }
     // How the plan was made (skipped rule packs, an assumed CPU) matters to its files too.
     result.warnings.unshift(...notices.filter((notice) => !result.warnings.some((w) => w.id === notice.id)))
     const json = {
@@ -215,6 +217,34 @@ export default class Export extends RigfitCommand {
       io: flags.profile === undefined ? ioFactsFromProfile(profile) : await readProfileIoFacts(flags.profile),
     }
   }
+}
+
+/** What replacing the folder kept, removed or recovered, as warnings. */
+function folderWarnings(out: string, folder: FolderWrite, force: boolean): Advice[] {
+  const warnings: Advice[] = []
+  const advice = (id: string, message: string) => ({
+    id,
+    message,
+    source: 'rigfit export',
+    expectedGain: null,
+  })
+  if (force && folder.keptUnlisted.length > 0)
+    warnings.push(
+      advice(
+        'export-kept-files',
+        `Kept ${folder.keptUnlisted.length} file(s) in ${out} that no earlier rigfit export lists: ${folder.keptUnlisted.join(', ')}.`,
+      ),
+    )
+  if (folder.removed.length > 0)
+    warnings.push(
+      advice(
+        'export-removed-files',
+        `Removed the earlier export's ${folder.removed.join(', ')}, which this one does not write.`,
+      ),
+    )
+  for (const note of folder.recovered)
+    warnings.push(advice('export-recovered', `A killed export left ${out} mid-change: ${note}.`))
+  return warnings
 }
 
 /** The folder's manifest of earlier exports; with --force a broken one is replaced rather than kept. */

@@ -27,6 +27,7 @@ export { readModelFolder, resolveModel } from './resolve-model.js'
 export {
   assertReplaceable,
   existingKind,
+  processAlive,
   removeStaleTemporaries,
   temporaryPathFor,
   writeFileSafely,

@@ -18,7 +18,8 @@ export function temporaryPathFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process id names a running process (EPERM: alive, another user's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -84,6 +84,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     targetEffectiveBatch: input.targetEffectiveBatch,
     shape: { ...shape, effectiveBatch, strategy },
     methodOrder: METHOD_ORDER[mode],
+    precision: compute.precision,
   })
   if (relaxed) input.advice.warnings.push(relaxed)
   const runtime = runtimeSettings({

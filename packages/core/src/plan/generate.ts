@@ -118,6 +118,19 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
     frozenBytes: probe?.frozenBytesOnTrainingGpu ?? 0,
   }
   const { ladder, targetFor } = searchMode(setup, mode, budget, budgetBytes)
+  if ((!ladder.best || !ladder.rung) && ladder.hostNeedBytes !== null) {
+    // Setups that fit the GPU were ruled out by host RAM (offloaded states): name the binding limit.
+    const hostBudget = profile.memory.usableBytes * HOST_OFFLOAD_SHARE
+    throw new RigfitError(
+      'fit',
+      'E_NO_PLAN_FITS',
+      `No ${mode} configuration fits: setups that fit ${describeDevices(devices)} (${gibText(budgetBytes)} GiB budget) keep offloaded states in host RAM and need at least ${gibText(ladder.hostNeedBytes)} GiB of it; rigfit may use ${gibText(hostBudget)} GiB of this machine's RAM.`,
+      {
+        suggestion:
+          'Host RAM is the limit: plan for a machine with more RAM (--ram GiB for a what-if), offload less (--offload optimizer or none), or spread the states over more GPUs (--gpus).',
+      },
+    )
+  }
   if (!ladder.best || !ladder.rung) {
     throw new RigfitError(
       'fit',

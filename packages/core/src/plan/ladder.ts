@@ -108,18 +108,23 @@ export interface LadderResult {
   evaluated: number
   /** Candidates that fit on the rung that decided. */
   fitting: number
+  /** The least host RAM a setup that fits the GPU needs, where host RAM ruled such setups out; else null. */
+  hostNeedBytes: number | null
 }
 
 /** Climbs the ladder until a rung has candidates that fit, and picks the best of them. */
 export function climbLadder(rungs: Rung[], devices: TrainingDevices, rank: RankOptions): LadderResult {
   let evaluated = 0
+  let hostNeedBytes: number | null = null
   for (const rung of rungs) {
     const result = searchCandidates(rung.space, devices)
     evaluated += result.evaluated
+    if (result.hostNeedBytes !== null)
+      hostNeedBytes = Math.min(hostNeedBytes ?? Infinity, result.hostNeedBytes)
     const best = pickBest(result.fitting, rank)
-    if (best) return { best, rung, evaluated, fitting: result.fitting.length }
+    if (best) return { best, rung, evaluated, fitting: result.fitting.length, hostNeedBytes }
   }
-  return { best: null, rung: null, evaluated, fitting: 0 }
+  return { best: null, rung: null, evaluated, fitting: 0, hostNeedBytes }
 }
 
 /** DeepSpeed and FSDP shard and offload on CUDA and ROCm GPUs. */

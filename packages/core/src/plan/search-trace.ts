@@ -27,6 +27,8 @@ export interface SearchTraceInput {
   /** Settings that follow from the winner: shape of the job and strategy. */
   shape: Pick<Settings, 'device' | 'gpus' | 'nodes' | 'effectiveBatch' | 'strategy'>
   methodOrder: readonly string[]
+  /** The precision the settings chose before the search (a ZeRO winner trains pure half as mixed). */
+  precision: Settings['precision']
 }
 
 /**
@@ -61,6 +63,14 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
           exampleFloorWords(workload),
     facts,
   )
+  // Not settle: a pinned precision is recorded as the flag's, and this departs from the pin too.
+  if (best.precision !== input.precision)
+    reader.recordGenerator(
+      'precision',
+      best.precision,
+      `DeepSpeed ZeRO keeps fp32 master weights and optimizer states under ${input.precision}, so the plan is ${best.precision} and its memory counts them`,
+      { asked: input.precision, sharding: best.sharding },
+    )
   reader.settle(
     'microBatch',
     best.microBatch,

@@ -5,6 +5,7 @@ import type { EstimateResult } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import { effectiveBatchOf, worldSize } from './batch.js'
 import type { MethodChoice } from './candidates.js'
+import { deepSpeedPrecision } from './deepspeed-precision.js'
 import type { TrainingDevices } from './training-devices.js'
 import { pointEstimateInput, type TrainingPoint } from './training-point.js'
 
@@ -71,9 +72,10 @@ export function gradAccumFor(target: number, microBatch: number, gpus: number, n
 export function searchCandidates(
   space: SearchSpace,
   devices: TrainingDevices,
-): { fitting: Candidate[]; evaluated: number } {
+): { fitting: Candidate[]; evaluated: number; hostNeedBytes: number | null } {
   const fitting: Candidate[] = []
   let evaluated = 0
+  let hostNeedBytes: number | null = null
   const world = worldSize(space)
   for (const { spec, inRange } of space.models) {
     for (const { choice, rank } of space.methods) {
@@ -97,7 +99,7 @@ export function searchCandidates(
                     seq,
                     microBatch,
                     gradAccum,
-                    precision: space.precision,
+                    precision: deepSpeedPrecision(space.precision, sharding, offload),
                     optimizer,
                     fusedOptimizer: space.fusedOptimizer,
                     compile: space.compile,
@@ -116,7 +118,12 @@ export function searchCandidates(
                     pointEstimateInput(point, devices.estimateDevice, space.interconnect),
                   )
                   const deviceBytes = result.perDevice.total + space.frozenBytes
-                  if (result.host.total > space.hostBudgetBytes) break
+                  if (result.host.total > space.hostBudgetBytes) {
+                    // Fits the GPU but not host RAM: the host is the limit, which the refusal names.
+                    if (deviceBytes <= space.budgetBytes)
+                      hostNeedBytes = Math.min(hostNeedBytes ?? Infinity, result.host.total)
+                    break
+                  }
                   if (deviceBytes > space.budgetBytes) {
                     onlyWithoutAccumulation = true
                     continue
@@ -145,7 +152,7 @@ export function searchCandidates(
       }
     }
   }
-  return { fitting, evaluated }
+  return { fitting, evaluated, hostNeedBytes }
 }
 
 /**

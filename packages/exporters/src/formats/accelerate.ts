@@ -2,7 +2,7 @@ import { type TrainingPlan, worldSize } from '@rigfit/core'
 import { z } from 'zod'
 import { type Engine, engineOf, NVME_OFFLOAD_PATH, warnFsdpAsZero3, warnNvmePath } from '../engine.js'
 import { methodFiles } from '../method.js'
-import { GRAD_CLIP_NORM, halfType } from '../plan-facts.js'
+import { GRAD_CLIP_NORM, halfType, isPureHalf } from '../plan-facts.js'
 import { provenance, textFile, yamlDocument } from '../render.js'
 import type { Exporter, ExportFile, FormatContext } from '../types.js'
 import { modelSplitReason, readStructured } from '../validate.js'
@@ -100,7 +100,9 @@ function buildConfig(
     enable_cpu_affinity: false,
     machine_rank: machineRank,
     main_training_function: 'main',
-    mixed_precision: halfType(s.precision) ?? 'no',
+    // accelerate hands mixed_precision to the script as ACCELERATE_MIXED_PRECISION, which turns on autocast (the
+    // mixed variant): a pure-half plan says `no` and the script loads the weights in the half type itself.
+    mixed_precision: isPureHalf(s.precision) ? 'no' : (halfType(s.precision) ?? 'no'),
     num_machines: s.nodes,
     // accelerate counts processes across all machines.
     num_processes: worldSize(s),

@@ -90,6 +90,9 @@ function buildConfigSchema(flavor: DeepSpeedFlavor) {
         params: z.strictObject({
           total_num_steps: z.number().int().positive(),
           warmup_num_steps: z.number().int().nonnegative(),
+          warmup_type: z.literal('linear'),
+          warmup_min_ratio: z.literal(0),
+          cos_min_ratio: z.literal(0),
         }),
       })
       .optional(),
@@ -198,7 +201,15 @@ export function buildDeepSpeedConfig(
     if (!hf) {
       config.scheduler = {
         type: 'WarmupCosineLR',
-        params: { total_num_steps: Math.max(1, plan.time.steps), warmup_num_steps: warmupSteps(plan) },
+        // The hf export's schedule (transformers' cosine with warm-up): linear warm-up from 0, cosine down to 0.
+        // WarmupCosineLR's defaults differ (log warm-up, a floor of 1e-4 of the peak).
+        params: {
+          total_num_steps: Math.max(1, plan.time.steps),
+          warmup_num_steps: warmupSteps(plan),
+          warmup_type: 'linear',
+          warmup_min_ratio: 0,
+          cos_min_ratio: 0,
+        },
       }
     }
   } else {

@@ -24,6 +24,20 @@ export {
 
 export const DEFAULT_MASTER_PORT = 29500
 export const DEEPSPEED_SCRIPT = 'launch_deepspeed.sh'
+/**
+ * The environment file DeepSpeed's multi-node runner exports on every node (launcher/runner.py reads
+ * DS_ENV_FILE, else ~/.deepspeed_env or ./.deepspeed_env): beside it the runner forwards only variables named
+ * NCCL*, PYTHON*, UCX*, MV2*, MLFLOW* (and Nebula's), so a variable the launch script exports reaches the first
+ * node's ranks alone.
+ */
+export const DEEPSPEED_ENV_FILE = '.deepspeed_env'
+
+/** The variables every rank needs, as `.deepspeed_env` lines (KEY=VALUE; the runner splits at the first `=`). */
+export function deepspeedEnvFileLines(plan: TrainingPlan, ctx: FormatContext): string[] {
+  const lines = [`OMP_NUM_THREADS=${plan.settings.threads}`]
+  if (ctx.resume) lines.push(`RIGFIT_RESUME_FROM=${ctx.resume.from}`)
+  return lines
+}
 
 /** DeepSpeed hostfile lines: one per node with its GPU count. */
 export function hostfileLines(plan: TrainingPlan, ctx: FormatContext): string[] {
@@ -60,6 +74,10 @@ function launchScript(plan: TrainingPlan, ctx: FormatContext, multiNode: boolean
     'Usage: ./launch_deepspeed.sh train.py [script arguments]',
     `The script receives --deepspeed --deepspeed_config ${DS_CONFIG_FILE} (deepspeed.add_config_arguments) and reads the sequence length and method from ${PLAN_FILE} (RIGFIT_PLAN_FILE).`,
   ]
+  if (multiNode)
+    header.push(
+      `DeepSpeed forwards to the other nodes only NCCL*/PYTHON*/UCX*/MV2*/MLFLOW* variables and the lines of ${DEEPSPEED_ENV_FILE} (DS_ENV_FILE): the threads go there, and every rank finds ${PLAN_FILE} beside the --deepspeed_config path it is given (a folder all nodes share).`,
+    )
   return [
     '#!/usr/bin/env bash',
     commentLines(header, '# '),
@@ -68,6 +86,7 @@ function launchScript(plan: TrainingPlan, ctx: FormatContext, multiNode: boolean
     `export RIGFIT_PLAN_FILE="\${RIGFIT_PLAN_FILE:-$HERE/${PLAN_FILE}}"`,
     `export OMP_NUM_THREADS=${shellQuote(String(s.threads))}`,
     ...resumeLines(ctx),
+    ...(multiNode ? [`export DS_ENV_FILE="$HERE/${DEEPSPEED_ENV_FILE}"`] : []),
     `exec deepspeed ${launcher.join(' \\\n  ')} \\\n  "$@" --deepspeed --deepspeed_config "$HERE/${DS_CONFIG_FILE}"`,
     '',
   ].join('\n')
@@ -94,7 +113,10 @@ export const deepspeedFormat: Exporter = {
     warnNvmePath(engine, ctx.warn)
     const multiNode = plan.settings.nodes > 1
     const files: ExportFile[] = [textFile(DS_CONFIG_FILE, jsonDocument(buildDeepSpeedConfig(plan, ctx)))]
-    if (multiNode) files.push(textFile('hostfile', `${hostfileLines(plan, ctx).join('\n')}\n`))
+    if (multiNode) {
+      files.push(textFile('hostfile', `${hostfileLines(plan, ctx).join('\n')}\n`))
+      files.push(textFile(DEEPSPEED_ENV_FILE, `${deepspeedEnvFileLines(plan, ctx).join('\n')}\n`))
+    }
     files.push(textFile(DEEPSPEED_SCRIPT, launchScript(plan, ctx, multiNode), true))
     files.push(...methodFiles(plan, engine, ctx.warn), planFile(plan))
     return files

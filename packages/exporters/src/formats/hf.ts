@@ -1,7 +1,15 @@
 import type { ModelSpec, TrainingPlan } from '@rigfit/core'
 import { z } from 'zod'
-import { type Engine, engineOf, launchBackend, warnFsdpAsZero3, warnNvmePath } from '../engine.js'
+import {
+  type Engine,
+  engineOf,
+  fsdpShardingStrategy,
+  launchBackend,
+  warnFsdpAsZero3,
+  warnNvmePath,
+} from '../engine.js'
 import { baseModelId, loadDtypeName, methodFiles } from '../method.js'
+import { ATTN_IMPLEMENTATION, layerClassName } from '../model-classes.js'
 import {
   ADAM_BETAS,
   ADAM_EPSILON,
@@ -82,10 +90,11 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
   const s = plan.settings
   const half = halfType(s.precision)
   const engine = engineOf(plan)
-  if (isPureHalf(s.precision)) {
+  const halfWeightsTrain = isPureHalf(s.precision) && s.lora === null
+  if (halfWeightsTrain) {
     ctx.warn(
       'hf-pure-half',
-      `The plan trains in pure ${half} (${s.precision}); TrainingArguments only switches autocast, so load the model with dtype=torch.${half === 'bf16' ? 'bfloat16' : 'float16'} (model_args.json says so).`,
+      `The plan trains in pure ${half} (${s.precision}): the weights load in ${half === 'bf16' ? 'bfloat16' : 'float16'} (model_args.json) and training_args.json leaves bf16/fp16 off, since those switch autocast and fp16's GradScaler, which cannot unscale fp16 gradients.`,
     )
   }
   if (s.optimizer === 'sgd-momentum') {
@@ -111,8 +120,11 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
         ? 'adamw_torch_fused'
         : OPTIM_NAMES[s.optimizer],
     max_grad_norm: GRAD_CLIP_NORM,
-    bf16: half === 'bf16',
-    fp16: half === 'fp16',
+    // The Trainer's flags switch autocast (and fp16's GradScaler, which refuses fp16 gradients): a pure-half full
+    // fine-tune loads its weights in the half type (model_args.json) and leaves both off. Adapters train in fp32
+    // beside a half base (PEFT), so a LoRA plan keeps the flag.
+    bf16: half === 'bf16' && !halfWeightsTrain,
+    fp16: half === 'fp16' && !halfWeightsTrain,
     gradient_checkpointing: s.gradCheckpointing,
     torch_compile: s.compile.enabled,
     dataloader_num_workers: s.dataloader.workers,
@@ -138,8 +150,13 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
   if (engine.kind === 'deepspeed') args.deepspeed = DS_CONFIG_FILE
   if (engine.kind === 'fsdp') {
     // FSDP's `offload` moves parameters and gradients to the CPU: only a plan that offloads them gets it.
-    args.fsdp = ['full_shard', 'auto_wrap', ...(engine.paramOffload === 'cpu' ? ['offload'] : [])].join(' ')
+    // Sharded within a node and replicated across nodes on several (hybrid_shard), as every format shards it.
+    const sharding = fsdpShardingStrategy(plan) === 'HYBRID_SHARD' ? 'hybrid_shard' : 'full_shard'
+    args.fsdp = [sharding, 'auto_wrap', ...(engine.paramOffload === 'cpu' ? ['offload'] : [])].join(' ')
+    const layer = layerClassName(plan.model)
     args.fsdp_config = {
+      // Each decoder layer is its own FSDP unit, gathered one at a time as the plan's memory counts.
+      ...(layer ? { transformer_layer_cls_to_wrap: [layer] } : {}),
       backward_prefetch: 'backward_pre',
       forward_prefetch: false,
       use_orig_params: true,
@@ -155,6 +172,7 @@ const ModelArguments = z.strictObject({
   model_revision: z.string().min(1).optional(),
   config_name: z.string().min(1).optional(),
   dtype: z.enum(['bfloat16', 'float16', 'float32']),
+  attn_implementation: z.enum(['eager', 'sdpa', 'flash_attention_2']),
   block_size: z.number().int().positive(),
 })
 
@@ -177,7 +195,13 @@ export function buildModelArguments(plan: TrainingPlan, ctx: FormatContext, hasC
     const hub = plan.model.hub
     if (hub) args.model_revision = hub.commit ?? hub.revision
   } else if (hasConfig) args.config_name = HF_MODEL_CONFIG_FILE
-  return { ...args, dtype: loadDtypeName(plan), block_size: s.seq }
+  return {
+    ...args,
+    dtype: loadDtypeName(plan),
+    // from_pretrained's keyword for the attention kernel the plan prices.
+    attn_implementation: ATTN_IMPLEMENTATION[s.attention],
+    block_size: s.seq,
+  }
 }
 
 /** Model config fields by architecture: GPT-2 (learned positions, LayerNorm, GELU) and Llama (RoPE, RMSNorm, SwiGLU). */

@@ -9,6 +9,7 @@ import {
   loadDtypeName,
   peftAdapterConfig,
 } from '../method.js'
+import { ATTN_IMPLEMENTATION } from '../model-classes.js'
 import { halfType, isPureHalf, planSlug } from '../plan-facts.js'
 import { commentLines, provenance, textFile } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
@@ -25,6 +26,7 @@ const HydraHardwareGroup = z.strictObject({
     use_gradient_checkpointing: z.boolean(),
     name_or_path: z.string().min(1).optional(),
     dtype: z.enum(['bfloat16', 'float16', 'float32']),
+    attn_implementation: z.enum(['eager', 'sdpa', 'flash_attention_2']),
     lora: z.record(z.string(), z.unknown()).optional(),
     quantization: z.record(z.string(), z.unknown()).optional(),
   }),
@@ -86,9 +88,18 @@ function groupFile(plan: TrainingPlan, ctx: FormatContext): string {
   ]
   if (base) model.push(`  name_or_path: ${JSON.stringify(base)}  # Base model of the fine-tune`)
   model.push(`  dtype: ${loadDtypeName(plan)}  # ${loadDtypeComment(plan)}`)
+  model.push(
+    `  attn_implementation: ${ATTN_IMPLEMENTATION[s.attention]}  # The attention kernel the plan prices (from_pretrained)`,
+  )
   if (lora) {
-    const { r, lora_alpha, lora_dropout, target_modules, bias, task_type } = lora
-    model.push(...block('lora', { r, lora_alpha, lora_dropout, target_modules, bias, task_type }, '  '))
+    const { r, lora_alpha, lora_dropout, target_modules, fan_in_fan_out, bias, task_type } = lora
+    model.push(
+      ...block(
+        'lora',
+        { r, lora_alpha, lora_dropout, target_modules, fan_in_fan_out, bias, task_type },
+        '  ',
+      ),
+    )
   }
   if (quantization) {
     const { quant_method: _method, ...kwargs } = quantization

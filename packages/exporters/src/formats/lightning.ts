@@ -1,6 +1,13 @@
 import { processesPerNode, type TrainingPlan } from '@rigfit/core'
 import { z } from 'zod'
-import { type Engine, engineOf, NVME_OFFLOAD_PATH, warnFsdpAsZero3, warnNvmePath } from '../engine.js'
+import {
+  type Engine,
+  engineOf,
+  fsdpShardingStrategy,
+  NVME_OFFLOAD_PATH,
+  warnFsdpAsZero3,
+  warnNvmePath,
+} from '../engine.js'
 import {
   ADAPTER_CONFIG_FILE,
   baseModelId,
@@ -9,6 +16,7 @@ import {
   methodSummary,
   QUANTIZATION_CONFIG_FILE,
 } from '../method.js'
+import { ATTN_IMPLEMENTATION, layerClassPath } from '../model-classes.js'
 import { checkpointDir, checkpointEverySteps, DEFAULT_SEED, GRAD_CLIP_NORM } from '../plan-facts.js'
 import { provenance, textFile, yamlDocument } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
@@ -25,6 +33,15 @@ const PRECISION: Record<TrainingPlan['settings']['precision'], string> = {
 }
 
 const OffloadDevice = z.enum(['cpu', 'nvme'])
+const FsdpStrategyObject = z.strictObject({
+  class_path: z.literal('lightning.pytorch.strategies.FSDPStrategy'),
+  init_args: z.strictObject({
+    auto_wrap_policy: z.array(z.string().min(1)).min(1),
+    sharding_strategy: z.enum(['FULL_SHARD', 'HYBRID_SHARD']),
+    cpu_offload: z.boolean(),
+    state_dict_type: z.literal('sharded'),
+  }),
+})
 const StrategyObject = z.strictObject({
   class_path: z.literal('lightning.pytorch.strategies.DeepSpeedStrategy'),
   init_args: z.strictObject({
@@ -44,7 +61,7 @@ const LightningConfig = z.strictObject({
     accelerator: z.enum(['gpu', 'mps', 'cpu']),
     devices: z.number().int().positive(),
     num_nodes: z.number().int().positive(),
-    strategy: z.union([z.string(), StrategyObject]),
+    strategy: z.union([z.string(), StrategyObject, FsdpStrategyObject]),
     precision: z.enum(['32-true', '16-mixed', 'bf16-mixed', '16-true', 'bf16-true']),
     accumulate_grad_batches: z.number().int().positive(),
     gradient_clip_val: z.number().nonnegative(),
@@ -69,6 +86,7 @@ const LightningConfig = z.strictObject({
     .strictObject({
       model_name_or_path: z.string().min(1).optional(),
       dtype: z.enum(['bfloat16', 'float16', 'float32']),
+      attn_implementation: z.enum(['eager', 'sdpa', 'flash_attention_2']),
       adapter_config: z.literal(ADAPTER_CONFIG_FILE).optional(),
       quantization_config: z.literal(QUANTIZATION_CONFIG_FILE).optional(),
     })
@@ -116,15 +134,42 @@ function deepspeedStrategy(engine: Engine): LightningConfig['trainer']['strategy
   }
 }
 
-/** Lightning's registered strategy name for a plan (or a DeepSpeedStrategy object where no name fits). */
-export function lightningStrategy(plan: TrainingPlan): LightningConfig['trainer']['strategy'] {
+/**
+ * FSDP wrapping each decoder layer on its own (the registered `fsdp` names no wrap policy, so the whole model
+ * would be one unit, gathered at once), sharded within a node and replicated across nodes (HYBRID_SHARD) on
+ * several, as every format shards it. cpu_offload is CPUOffload(offload_params=True): parameters and gradients.
+ */
+function fsdpStrategy(plan: TrainingPlan, engine: Engine, warn: FormatContext['warn']) {
+  const layer = layerClassPath(plan.model)
+  if (layer === null) {
+    warn(
+      'fsdp-wrap-unknown-layer',
+      `rigfit does not know the layer class of model_type ${plan.model.modelType}: Lightning's FSDP wraps the whole model as one unit (all parameters gathered at once, more memory than planned) unless the LightningModule's configure_model wraps each layer.`,
+    )
+    return engine.paramOffload === 'cpu' ? 'fsdp_cpu_offload' : 'fsdp'
+  }
+  return {
+    class_path: 'lightning.pytorch.strategies.FSDPStrategy' as const,
+    init_args: {
+      auto_wrap_policy: [layer],
+      sharding_strategy: fsdpShardingStrategy(plan),
+      cpu_offload: engine.paramOffload === 'cpu',
+      state_dict_type: 'sharded' as const,
+    },
+  }
+}
+
+/** Lightning's strategy for a plan: a registered name, or a DeepSpeedStrategy / FSDPStrategy object. */
+export function lightningStrategy(
+  plan: TrainingPlan,
+  warn: FormatContext['warn'] = () => {},
+): LightningConfig['trainer']['strategy'] {
   const engine = engineOf(plan)
   switch (engine.kind) {
     case 'deepspeed':
       return deepspeedStrategy(engine)
     case 'fsdp':
-      // fsdp_cpu_offload is CPUOffload(offload_params=True): parameters and gradients, as the plan offloads them.
-      return engine.paramOffload === 'cpu' ? 'fsdp_cpu_offload' : 'fsdp'
+      return fsdpStrategy(plan, engine, warn)
     case 'ddp':
       return 'ddp'
     default:
@@ -138,7 +183,10 @@ export function lightningStrategy(plan: TrainingPlan): LightningConfig['trainer'
  */
 function modelSection(plan: TrainingPlan): LightningConfig['model'] {
   const base = baseModelId(plan)
-  const model: NonNullable<LightningConfig['model']> = { dtype: loadDtypeName(plan) }
+  const model: NonNullable<LightningConfig['model']> = {
+    dtype: loadDtypeName(plan),
+    attn_implementation: ATTN_IMPLEMENTATION[plan.settings.attention],
+  }
   if (base) model.model_name_or_path = base
   if (plan.settings.lora) model.adapter_config = ADAPTER_CONFIG_FILE
   if (plan.settings.quant !== 'none') model.quantization_config = QUANTIZATION_CONFIG_FILE
@@ -161,7 +209,7 @@ function buildConfig(plan: TrainingPlan, ctx: FormatContext): LightningConfig {
       accelerator: s.device === 'cpu' ? 'cpu' : s.device === 'mps' ? 'mps' : 'gpu',
       devices: processesPerNode(s),
       num_nodes: s.nodes,
-      strategy: lightningStrategy(plan),
+      strategy: lightningStrategy(plan, ctx.warn),
       precision: PRECISION[s.precision] as LightningConfig['trainer']['precision'],
       accumulate_grad_batches: s.gradAccum,
       gradient_clip_val: GRAD_CLIP_NORM,

@@ -1,5 +1,5 @@
 import { processesPerNode, type TrainingPlan, worldSize } from '@rigfit/core'
-import { engineOf, launchBackend } from '../engine.js'
+import { engineOf, torchBackendName } from '../engine.js'
 import { baseModelId, bnbQuantizationConfig, loadDtypeName, peftAdapterConfig } from '../method.js'
 import { provenance, textFile } from '../render.js'
 import type { Exporter } from '../types.js'
@@ -54,8 +54,11 @@ function dataloaderKwargs(plan: TrainingPlan): Record<string, PyValue> {
 function loraKwargs(plan: TrainingPlan, warn: (id: string, message: string) => void) {
   const adapter = peftAdapterConfig(plan, warn)
   if (adapter === null) return null
-  const { r, lora_alpha, lora_dropout, target_modules, bias, task_type } = adapter
-  return { r, lora_alpha, lora_dropout, target_modules, bias, task_type } as Record<string, PyValue>
+  const { r, lora_alpha, lora_dropout, target_modules, fan_in_fan_out, bias, task_type } = adapter
+  return { r, lora_alpha, lora_dropout, target_modules, fan_in_fan_out, bias, task_type } as Record<
+    string,
+    PyValue
+  >
 }
 
 /** Keyword arguments of transformers.BitsAndBytesConfig for the plan's quantized base model. */
@@ -88,7 +91,8 @@ function moduleSource(plan: TrainingPlan, warn: (id: string, message: string) =>
     tf32: s.tf32,
     cudnn_benchmark: s.cudnnBenchmark,
     threads: s.threads,
-    backend: launchBackend(plan),
+    // torch.distributed.init_process_group's name: ROCm builds register RCCL as `nccl`.
+    backend: torchBackendName(plan),
     strategy: s.strategy,
     sharding: s.sharding,
     offload: s.offload,

@@ -1,4 +1,4 @@
-import { processesPerNode, type TrainingPlan } from '@rigfit/core'
+import { processesPerNode, type TrainingPlan, traceFor } from '@rigfit/core'
 import { methodSummary } from '../method.js'
 import { planSlug } from '../plan-facts.js'
 import { commentLines, provenance, resumeLines, textFile, wallClockLimit } from '../render.js'
@@ -58,15 +58,58 @@ function directives(
   return lines.map((d) => `#SBATCH ${d}`)
 }
 
-function preamble(plan: TrainingPlan, ctx: FormatContext, lines: string[]): string[] {
+/** The variables the batch script exports for every rank: the plan, the threads and the launcher's configs. */
+function environmentLines(plan: TrainingPlan, ctx: FormatContext): string[] {
   return [
-    commentLines([...lines, `Method: ${methodSummary(plan)}; sequence length ${plan.settings.seq}.`], '# '),
-    'set -euo pipefail',
     `export RIGFIT_PLAN_FILE="\${RIGFIT_PLAN_FILE:-$SLURM_SUBMIT_DIR/${PLAN_FILE}}"`,
     `export OMP_NUM_THREADS=${plan.settings.threads}`,
     ...deepspeedEnvLines(plan, `$SLURM_SUBMIT_DIR/${DS_CONFIG_FILE}`),
     ...resumeLines(ctx),
   ]
+}
+
+/** The names an `export NAME=...` line sets. */
+export function exportedNames(lines: string[]): string[] {
+  return lines.flatMap((line) => /^export (\w+)=/.exec(line)?.[1] ?? [])
+}
+
+/**
+ * srun's `--export`: every variable the script exported, named, beside the rest of the environment (ALL). srun
+ * passes the batch environment to the tasks by default, but not when the job was submitted with --export=NONE or
+ * SLURM_EXPORT_ENV says otherwise; naming them carries the plan to every task on every node whatever the site's
+ * default.
+ */
+function srunExport(plan: TrainingPlan, ctx: FormatContext): string {
+  return `--export=ALL,${exportedNames(environmentLines(plan, ctx)).join(',')}`
+}
+
+function preamble(plan: TrainingPlan, ctx: FormatContext, lines: string[]): string[] {
+  return [
+    commentLines([...lines, `Method: ${methodSummary(plan)}; sequence length ${plan.settings.seq}.`], '# '),
+    'set -euo pipefail',
+    ...environmentLines(plan, ctx),
+  ]
+}
+
+/**
+ * The CPUs a node can give its tasks: the usable cores the planner divided among the node's ranks (the threads
+ * decision's facts), or null for a plan that does not record them.
+ */
+export function nodeCpus(plan: TrainingPlan): number | null {
+  const facts = traceFor(plan.trace, 'threads').at(-1)?.facts as { usableCores?: unknown } | undefined
+  const cores = facts?.usableCores
+  return typeof cores === 'number' && Number.isInteger(cores) && cores > 0 ? cores : null
+}
+
+/**
+ * `--cpus-per-task` for a node running `tasks` tasks of `ranksPerTask` ranks each: each rank's share, never
+ * more than the node has (Slurm refuses a job asking a node for more CPUs than it has). A GPU rank keeps a loader
+ * worker even when its share is one core, so on a node with fewer CPUs than that the ranks share them.
+ */
+export function cpusPerTask(plan: TrainingPlan, tasks: number, ranksPerTask: number): number {
+  const wanted = cpusPerRank(plan) * ranksPerTask
+  const cpus = nodeCpus(plan)
+  return cpus === null ? wanted : Math.max(1, Math.min(wanted, Math.floor(cpus / tasks)))
 }
 
 /**
@@ -84,7 +127,7 @@ export function cpusPerRank(plan: TrainingPlan): number {
  */
 function torchrunScript(plan: TrainingPlan, ctx: FormatContext): string {
   const s = plan.settings
-  const cpus = clusterCpusPerTask(cpusPerRank(plan) * processesPerNode(s), 1, ctx.cluster)
+  const cpus = clusterCpusPerTask(cpusPerTask(plan, 1, processesPerNode(s)), 1, ctx.cluster)
   const args = torchrunArgs(plan, { endpoint: '"$MASTER_ADDR:$MASTER_PORT"', id: '"$SLURM_JOB_ID"' })
   const monitor = monitorWrapper(ctx.cluster)
   // One node rendezvouses locally (--standalone): the rendezvous address is only needed across nodes.
@@ -107,7 +150,7 @@ function torchrunScript(plan: TrainingPlan, ctx: FormatContext): string {
     ...rendezvous,
     ...ncclLines(plan, ctx.cluster),
     ...monitor.lines,
-    `srun --cpus-per-task=${cpus} ${monitor.prefix}torchrun \\\n  ${args.join(' \\\n  ')} \\\n  "$@"`,
+    `srun --cpus-per-task=${cpus} ${srunExport(plan, ctx)} ${monitor.prefix}torchrun \\\n  ${args.join(' \\\n  ')} \\\n  "$@"`,
     '',
   ].join('\n')
 }
@@ -115,7 +158,7 @@ function torchrunScript(plan: TrainingPlan, ctx: FormatContext): string {
 /** Lightning's SLURM mode: one task per GPU; Lightning reads the ranks from SLURM and requeues on SIGUSR1. */
 function lightningScript(plan: TrainingPlan, ctx: FormatContext): string {
   const s = plan.settings
-  const cpus = clusterCpusPerTask(cpusPerRank(plan), processesPerNode(s), ctx.cluster)
+  const cpus = clusterCpusPerTask(cpusPerTask(plan, processesPerNode(s), 1), processesPerNode(s), ctx.cluster)
   return [
     '#!/bin/bash',
     ...directives(plan, processesPerNode(s), cpus, [
@@ -128,7 +171,7 @@ function lightningScript(plan: TrainingPlan, ctx: FormatContext): string {
       `Lightning's Trainer must use devices=${processesPerNode(s)} and num_nodes=${s.nodes} (the lightning export writes them).`,
     ]),
     ...ncclLines(plan, ctx.cluster),
-    `srun --cpus-per-task=${cpus} python "$@"`,
+    `srun --cpus-per-task=${cpus} ${srunExport(plan, ctx)} python "$@"`,
     '',
   ].join('\n')
 }

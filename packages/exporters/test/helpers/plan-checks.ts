@@ -14,6 +14,7 @@ import { FORMAT_NAMES } from '../../src/format-names.js'
 import { FORMATS } from '../../src/registry.js'
 import { exportMismatches } from './export-fidelity.js'
 import { readBack } from './read-back.js'
+import { behaviourMismatches } from './what-runs.js'
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
@@ -28,8 +29,12 @@ export const DEVICE_REFUSALS: Readonly<Record<string, readonly string[]>> = {
   slurm: ['mps'],
 }
 
-/** Every format exports the plan, unrefused, and its files read back to the plan's settings. */
-export function exportProblems(plan: TrainingPlan): string[] {
+/**
+ * Every format exports the plan, unrefused; its files read back to the plan's settings, and what the tools would
+ * run with them (tool-behaviour.ts: launcher environments, trained dtype, sharding, wrapping) is the plan.
+ * `nodeCpus` is the CPUs of one node of the machine, where known.
+ */
+export function exportProblems(plan: TrainingPlan, nodeCpus: number | null = null): string[] {
   const problems: string[] = []
   for (const format of FORMAT_NAMES) {
     const refused = FORMATS[format].unsupportedReason(plan)
@@ -42,6 +47,8 @@ export function exportProblems(plan: TrainingPlan): string[] {
       const result = exportPlan(plan, { format })
       for (const problem of exportMismatches(result.plan, format, readBack(format, result.files)))
         problems.push(`${format}: ${problem}`)
+      for (const problem of behaviourMismatches(result.plan, format, result.files, nodeCpus))
+        problems.push(`${format} runs: ${problem}`)
     } catch (error) {
       problems.push(`${format}: ${message(error)}`)
     }
@@ -93,5 +100,9 @@ export function estimateProblems(plan: TrainingPlan, profile: HardwareProfile): 
 
 /** Everything wrong with one plan: exports, explain, estimate. Empty when the plan is one truth. */
 export function planProblems(plan: TrainingPlan, profile: HardwareProfile): string[] {
-  return [...exportProblems(plan), ...traceProblems(plan), ...estimateProblems(plan, profile)]
+  return [
+    ...exportProblems(plan, profile.cpu.usableCores),
+    ...traceProblems(plan),
+    ...estimateProblems(plan, profile),
+  ]
 }

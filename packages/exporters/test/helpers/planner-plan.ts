@@ -9,11 +9,13 @@ import {
   HardwareProfile,
   isRigfitError,
   type Mode,
+  type Precision,
   type TrainingPlan,
   WORKLOAD_SCHEMA_VERSION,
   type Workload,
 } from '@rigfit/core'
 import { loadCorePack } from '@rigfit/core/node'
+import { checkPlan } from '../../src/check-plan.js'
 
 const require = createRequire(import.meta.url)
 
@@ -25,6 +27,8 @@ export interface PlanRecipe {
   model?: string
   method?: Workload['method']
   nodes?: number
+  /** `--precision`: a pinned precision (pure half is planned only when pinned). */
+  precision?: Precision
 }
 
 const profiles = new Map<string, HardwareProfile>()
@@ -57,6 +61,7 @@ export async function plannerPlan(recipe: PlanRecipe): Promise<TrainingPlan> {
     targetEffectiveBatch: null,
     seq: null,
     nodes: recipe.nodes ?? 1,
+    ...(recipe.precision ? { pins: { precision: recipe.precision } } : {}),
   }
   const decisions = await decide([loadCorePack()], deriveFacts(profile, workload, recipe.mode))
   return generatePlan({
@@ -83,7 +88,7 @@ export const SWEEP_MACHINES = [
   'vm-2core-xeon',
   'laptop-intel-igpu',
 ] as const
-export const SWEEP_WORKLOADS: Array<Pick<PlanRecipe, 'model' | 'method'>> = [
+export const SWEEP_WORKLOADS: Array<Pick<PlanRecipe, 'model' | 'method' | 'precision'>> = [
   {},
   { model: 'gpt2', method: 'full' },
   { model: 'smollm-360m', method: 'lora' },
@@ -94,12 +99,18 @@ export const SWEEP_WORKLOADS: Array<Pick<PlanRecipe, 'model' | 'method'>> = [
   { model: 'llama-3.1-8b', method: 'qlora' },
   { model: 'mixtral-8x7b', method: 'qlora' },
   { model: 'llama-3.1-70b', method: 'full' },
+  // Pure half, which the planner makes only when asked: each tool must train it as planned or the plan says why.
+  { model: 'gpt2', method: 'full', precision: 'fp16-true' },
+  { model: 'llama-3.2-1b', method: 'full', precision: 'bf16-true' },
+  { model: 'qwen2.5-1.5b', method: 'lora', precision: 'bf16-true' },
 ]
 const MODES: Mode[] = ['conservative', 'balanced', 'extreme']
 
 export interface SweptPlan {
   label: string
   plan: TrainingPlan
+  /** The recorded machine the plan is for (machineProfile). */
+  machine: string
 }
 
 let swept: SweptPlan[] | null = null
@@ -118,8 +129,10 @@ export async function sweepPlans(): Promise<SweptPlan[]> {
           const recipe = { machine, mode, nodes, ...workload }
           try {
             const plan = await plannerPlan(recipe)
-            const what = workload.model ? `${workload.model} ${workload.method}` : 'pretrain'
-            plans.push({ label: `${machine} ${what} ${mode} x${nodes}`, plan })
+            const what = `${workload.model ? `${workload.model} ${workload.method}` : 'pretrain'}${workload.precision ? ` --precision ${workload.precision}` : ''}`
+            // A pinned precision the device lacks is kept with a warning and refused by export (exit 4): not swept.
+            if (recipe.precision && checkPlan(plan).length > 0) continue
+            plans.push({ label: `${machine} ${what} ${mode} x${nodes}`, plan, machine })
           } catch (error) {
             if (!isRigfitError(error) || error.kind !== 'fit') throw error
           }

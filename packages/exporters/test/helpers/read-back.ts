@@ -122,6 +122,9 @@ const EMPTY: ExportedFacts = {
   loadDtype: null,
 }
 
+const halfOfDtype = (dtype: unknown) => (dtype === 'bfloat16' ? 'bf16' : dtype === 'float16' ? 'fp16' : null)
+const adapterless = (files: ExportFile[]) => !find(files, 'adapter_config.json')
+
 function readHf(files: ExportFile[]): ExportedFacts {
   const args = json(files, 'training_args.json') as Json
   const modelArgs = json(files, 'model_args.json') as Json
@@ -143,7 +146,8 @@ function readHf(files: ExportFile[]): ExportedFacts {
     microBatch: args.per_device_train_batch_size as number,
     gradAccum: args.gradient_accumulation_steps as number,
     seq: modelArgs.block_size as number,
-    half: args.bf16 ? 'bf16' : args.fp16 ? 'fp16' : null,
+    // With both flags off, weights loaded in a half type train in it (pure half); adapters load a frozen base.
+    half: args.bf16 ? 'bf16' : args.fp16 ? 'fp16' : adapterless(files) ? halfOfDtype(modelArgs.dtype) : null,
     engine,
     ...method,
     baseModel: (modelArgs.model_name_or_path as string | undefined) ?? method.baseModel ?? null,
@@ -172,11 +176,13 @@ function readAccelerate(files: ExportFile[]): ExportedFacts {
         }
       : NO_ENGINE(kind === 'NO' ? 'local' : 'ddp')
   const mp = config.mixed_precision as string
+  const bundled = fromPlanFile(files)
   return {
     ...EMPTY,
     ...fromPlanFile(files),
     worldSize: config.num_processes as number,
-    half: mp === 'no' ? null : (mp as 'bf16' | 'fp16'),
+    // `no` is no autocast: a pure-half plan's weights stay in the half type the bundled plan says.
+    half: mp !== 'no' ? (mp as 'bf16' | 'fp16') : bundled.precision?.endsWith('-true') ? bundled.half : null,
     gradAccum:
       (ds?.gradient_accumulation_steps as number | undefined) ?? fromPlanFile(files).gradAccum ?? null,
     engine,
@@ -236,6 +242,10 @@ const LIGHTNING_DEEPSPEED: Record<string, [number, string, string]> = {
 function lightningEngine(strategy: unknown): ExportedFacts['engine'] {
   if (typeof strategy === 'object' && strategy !== null) {
     const a = (strategy as { init_args: Json }).init_args
+    if (String((strategy as { class_path: string }).class_path).endsWith('FSDPStrategy')) {
+      const offload = a.cpu_offload === true ? 'cpu' : 'none'
+      return { kind: 'fsdp', stage: 0, optimizer: offload, params: offload }
+    }
     return {
       kind: 'deepspeed',
       stage: a.stage as number,

@@ -102,7 +102,7 @@ describe('a Slurm job exported for a profiled cluster', () => {
     )
     expect(script).toContain(`RIGFIT=('/opt/my node/bin/node' /shared/rigfit/bin/run.js)`)
     expect(script).toMatch(
-      /srun --cpus-per-task=\d+ "\$\{RIGFIT\[@\]\}" monitor --plan "\$RIGFIT_PLAN_FILE" --log-dir "\$RIGFIT_RUN_DIR" --max-restarts=0 --quiet -- torchrun/,
+      /srun --cpus-per-task=\d+ --export=ALL,\S+ "\$\{RIGFIT\[@\]\}" monitor --plan "\$RIGFIT_PLAN_FILE" --log-dir "\$RIGFIT_RUN_DIR" --max-restarts=0 --quiet -- torchrun/,
     )
     expect(parseTorchrunFlags(script)?.get('--nnodes')).toBe('2')
     // bash reads the array back as the two words of the launcher.

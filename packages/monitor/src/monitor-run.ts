@@ -129,6 +129,7 @@ export class MonitorRun {
       const samplerStopped = this.sampler.stop()
       removeSignals()
       runtime.process.off('exit', killOnExit)
+      recorder.tellHeldBack()
       this.run.refreshView()
       this.run.view.close()
       if (result !== null) this.outcome.finish(result)

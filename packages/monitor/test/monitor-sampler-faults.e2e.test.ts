@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { expectNothingLeft, faultBin, faultEnv, runCliTimed, trainerEndMs } from './helpers/fault-tools.js'
@@ -45,5 +46,48 @@ describe.runIf(process.platform === 'linux')(
         }
       })
     }
+  },
+)
+
+// ESC, BEL and CR: what a tool's text needs to act on a terminal (title, screen clear, cursor moves).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for raw control characters is the point
+const RAW_CONTROL = /[\u001b\u0007\r]/
+
+describe.runIf(process.platform === 'linux')(
+  "rigfit monitor tells a sampler's text escaped, and few times",
+  { timeout: E2E_TEST_TIMEOUT_MS },
+  () => {
+    it.each([
+      [
+        'escape sequences',
+        `i=0\nwhile :; do i=$((i+1)); printf '\\033]0;PWNED\\007\\033[2J\\033[10;10HGPU %s fell off the bus\\r\\n' $i; "$D/nap" 0.02; done`,
+      ],
+      ['binary garbage', 'while :; do head -c 200000 /dev/urandom; "$D/nap" 0.05; done'],
+    ])('nvidia-smi printing %s', async (_what, body) => {
+      const work = tempDir('rigfit-sampler-text-')
+      const bin = faultBin(work, { 'nvidia-smi': body })
+      const logDir = join(work, 'log')
+      try {
+        const run = await runCliTimed(
+          ['monitor', '--interval-ms', '100', '--log-dir', logDir, '--', 'sh', '-c', 'sleep 4'],
+          faultEnv(work, bin),
+          work,
+        )
+        expect(run.code).toBe(0)
+        expect(run.stderr).not.toMatch(RAW_CONTROL)
+        expect(run.stdout).not.toMatch(RAW_CONTROL)
+        const told = run.stderr.split('\n').filter((line) => line.startsWith('rigfit: warning: nvidia-smi: '))
+        expect(told.length).toBeGreaterThan(0)
+        expect(told.length).toBeLessThanOrEqual(5)
+        expect(run.stderr).toMatch(/…and [\d,]+ more like it \(nvidia-smi lines that were not readings\)/)
+        const records = readRecords(logDir)
+        expect(
+          ofType(records, 'detection').filter((r) => r.cause === 'device-error').length,
+        ).toBeLessThanOrEqual(5)
+        expect(statSync(join(logDir, 'monitor.jsonl')).size).toBeLessThan(1024 * 1024)
+      } finally {
+        await expectNothingLeft(bin)
+      }
+    })
   },
 )

@@ -42,25 +42,42 @@ export class LineTooLongError extends Error {
   }
 }
 
-/** The lines of a file, streamed; a `\r\n` line break counts as one. */
+/**
+ * The lines of a file, streamed; a `\r\n` line break counts as one. Each chunk is searched once for line breaks
+ * and the start of an unfinished line is kept as a list of pieces, joined once when its break comes: the work is
+ * linear in the bytes read however long the lines, and an over-long line is refused as soon as it passes
+ * `maxLineChars`.
+ */
 export async function* fileLines(
   path: string,
   totalBytes: number,
   options: ReadOptions,
   maxLineChars: number,
 ): AsyncGenerator<NumberedLine> {
-  let carry = ''
+  let carry: string[] = []
+  let carryChars = 0
   let line = 0
+  const take = (tail: string): NumberedLine => {
+    const text = carry.length === 0 ? tail : carry.join('') + tail
+    carry = []
+    carryChars = 0
+    line += 1
+    if (text.length > maxLineChars) throw new LineTooLongError(line)
+    return { text: text.endsWith('\r') ? text.slice(0, -1) : text, line }
+  }
   for await (const chunk of utf8Chunks(path, totalBytes, options)) {
-    const parts = (carry + chunk).split('\n')
-    carry = parts.pop() ?? ''
-    if (carry.length > maxLineChars) throw new LineTooLongError(line + parts.length + 1)
-    for (const part of parts) {
-      line += 1
-      yield { text: part.endsWith('\r') ? part.slice(0, -1) : part, line }
+    let start = 0
+    for (let newline = chunk.indexOf('\n'); newline >= 0; newline = chunk.indexOf('\n', start)) {
+      yield take(chunk.slice(start, newline))
+      start = newline + 1
+    }
+    if (start < chunk.length) {
+      carry.push(start === 0 ? chunk : chunk.slice(start))
+      carryChars += chunk.length - start
+      if (carryChars > maxLineChars) throw new LineTooLongError(line + 1)
     }
   }
-  if (carry.length > 0) yield { text: carry.endsWith('\r') ? carry.slice(0, -1) : carry, line: line + 1 }
+  if (carryChars > 0) yield take('')
 }
 
 /** Where to cut a long run of text with no line break: after its last whitespace, else anywhere but mid-pair. */

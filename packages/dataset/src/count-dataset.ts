@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { extname } from 'node:path'
+import { RigfitError } from '@rigfit/core'
 import { countJsonl, countTxt, type FormatCount } from './count-text-files.js'
 import { datasetError, reasonOf } from './dataset-error.js'
 import type { ReadOptions } from './read-text.js'
@@ -74,13 +75,21 @@ async function fileSize(path: string): Promise<number> {
       error,
     )
   }
-  if (!info.isFile()) {
+  if (info.isDirectory()) {
     throw datasetError(
       'E_DATASET_NOT_FOUND',
       `${path}: is a folder, not a dataset file`,
       'Give one .jsonl, .txt or .parquet file; for a dataset split over many files, count each or give --dataset-tokens N.',
       { file: path },
     )
+  }
+  if (!info.isFile()) {
+    // A FIFO would block the count for ever and a device never ends: a dataset is counted from a regular file.
+    const kind = info.isFIFO() ? 'a FIFO' : info.isSocket() ? 'a socket' : 'a device'
+    throw new RigfitError('io', 'E_DATASET_NOT_REGULAR', `${path}: is ${kind}, not a regular file`, {
+      suggestion: 'Save the dataset to a file first and give that file to --dataset.',
+      details: { file: path },
+    })
   }
   return info.size
 }
@@ -89,14 +98,15 @@ async function fileSize(path: string): Promise<number> {
  * Counts the tokens and examples of a local dataset file, streaming it with bounded memory. With a tokenizer the
  * count is exact (up to the cuts in a very long .txt line); without one it is the UTF-8 bytes of the text at
  * `BYTES_PER_TOKEN`. Throws a `RigfitError` (kind `input`, code `E_DATASET_*`) for a file it cannot count, and
- * the signal's reason when aborted.
+ * the signal's reason when aborted; kind `io` for a path that is not a regular file (a FIFO, a device).
  */
 export async function countDatasetTokens(
   path: string,
   options: CountDatasetOptions = {},
 ): Promise<DatasetCount> {
-  const format = datasetFormatOf(path)
+  // What the path is (missing, a folder, a FIFO) is told before what its name says.
   const bytes = await fileSize(path)
+  const format = datasetFormatOf(path)
   const tally = options.tokenizer ? await tokenizerTally(options.tokenizer) : bytesPerTokenTally()
   options.signal?.throwIfAborted()
   const counted = await COUNTERS[format](path, bytes, tally, options)

@@ -4,14 +4,22 @@ import {
   HardwareProfile,
   RigfitError,
 } from '@rigfit/core'
-import { MAX_INPUT_DOCUMENT_BYTES, readTextFile, writeFileSafely } from '@rigfit/core/node'
+import {
+  DEFAULT_INPUT_TIMEOUT_MS,
+  MAX_INPUT_DOCUMENT_BYTES,
+  readInputText,
+  writeFileSafely,
+} from '@rigfit/core/node'
 
 /**
  * Loads a saved profile and validates it; a problem is a RigfitError that names the file and the field.
- * The answer's `source` is "file".
+ * The answer's `source` is "file". A FIFO or pipe must deliver it within `timeoutMs`.
  */
-export async function loadProfile(path: string): Promise<HardwareProfile> {
-  const read = readTextFile(path, MAX_INPUT_DOCUMENT_BYTES, { pipes: true })
+export async function loadProfile(
+  path: string,
+  timeoutMs = DEFAULT_INPUT_TIMEOUT_MS,
+): Promise<HardwareProfile> {
+  const read = await readInputText(path, MAX_INPUT_DOCUMENT_BYTES, timeoutMs)
   if (!read.ok) {
     throw new RigfitError('io', 'E_PROFILE_READ', `Cannot read the profile ${path}: ${read.message}`, {
       suggestion: read.tooLarge

@@ -14,6 +14,7 @@ import {
   writeExportFiles,
 } from '@rigfit/exporters'
 import { RigfitCommand } from '../lib/base-command.js'
+import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
 import { type PlanModesOptions, planModes, planNotices } from '../lib/planning.js'
 import { planningFlags, planOptionsFromFlags } from '../lib/planning-flags.js'
@@ -54,6 +55,7 @@ export default class Export extends RigfitCommand {
   ]
 
   static override flags = {
+    ...inputTimeoutFlags,
     plan: Flags.string({
       description: 'TrainingPlan JSON to export (from `rigfit plan --json` or `--format rigfit`).',
       exclusive: ['mode'],
@@ -102,7 +104,7 @@ export default class Export extends RigfitCommand {
     const options = planOptionsFromFlags(flags)
     const { plan, io, notices } = flags.plan
       ? {
-          plan: await readPlanFile(flags.plan),
+          plan: await readPlanFile(flags.plan, inputTimeoutMs(flags)),
           io: flags.profile === undefined ? undefined : await readProfileIoFacts(flags.profile),
           notices: [],
         }

@@ -12,6 +12,7 @@ import {
 import { RigfitCommand } from '../lib/base-command.js'
 import { loadCluster } from '../lib/cluster.js'
 import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
+import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags, parsePrice, resolvePlanningProfile } from '../lib/instance.js'
 import { loadAllPacks } from '../lib/packs.js'
 import { planModes } from '../lib/planning.js'
@@ -34,6 +35,7 @@ export default class Plan extends RigfitCommand {
     '<%= config.bin %> plan --mode balanced --cluster node-a.json node-b.json',
   ]
   static override flags = {
+    ...inputTimeoutFlags,
     mode: Flags.string({ description: 'Which plan.', options: [...MODES], default: 'balanced' }),
     recommend: Flags.boolean({
       description:

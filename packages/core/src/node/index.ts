@@ -22,6 +22,7 @@ export {
   type PacksResult,
   type ValidationTarget,
 } from './load-pack.js'
+export { DEFAULT_INPUT_TIMEOUT_MS, readInputText } from './read-input.js'
 export { resolveModel } from './resolve-model.js'
 export {
   assertReplaceable,

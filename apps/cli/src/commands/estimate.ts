@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import {
+  assertSaneMemory,
   CLOUD_PRESETS,
   EstimateInput,
   type EstimateResult,
@@ -247,6 +248,8 @@ export default class Estimate extends RigfitCommand {
       ...stackInput(flags),
     })
     const result = estimate(input)
+    assertSaneMemory(result.perDevice.total, 'this configuration')
+    assertSaneMemory(result.host.total, "this configuration's host memory")
     if (ramBytes !== undefined && result.host.total > ramBytes - osReserveBytes(ramBytes)) {
       warnings.push(
         `The offloaded states need ${(result.host.total / GIB).toFixed(1)} GiB of host RAM, more than the ${((ramBytes - osReserveBytes(ramBytes)) / GIB).toFixed(1)} GiB left of --ram ${flags.ram} after the OS.`,

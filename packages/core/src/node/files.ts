@@ -92,12 +92,17 @@ export function readTextFile(path: string, maxBytes: number, options: ReadOption
       total += read
       if (total > maxBytes) return fail(`over the limit of ${maxBytes} bytes`, true)
     }
-    return { ok: true, text: buffer.toString('utf8', 0, total) }
+    return { ok: true, text: withoutByteOrderMark(buffer.toString('utf8', 0, total)) }
   } catch (error) {
     return fail(`cannot read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
   } finally {
     closeSync(fd)
   }
+}
+
+/** The text without a leading UTF-8 byte-order mark, which editors on Windows add and JSON.parse refuses. */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
 /** {@link readTextFile} for pack files: the text, or the problem naming the file. */

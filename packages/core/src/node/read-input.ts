@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
-import { readTextFile, statOrNull, type TextRead } from './files.js'
+import { readTextFile, statOrNull, type TextRead, withoutByteOrderMark } from './files.js'
 
 /** How long a FIFO or pipe given as an input file may take to deliver its whole text, by default. */
 export const DEFAULT_INPUT_TIMEOUT_MS = 10_000
@@ -60,7 +60,8 @@ async function drain(fd: number, maxBytes: number, timeoutMs: number): Promise<T
         return { ok: false, tooLarge: true, message: `over the limit of ${maxBytes} bytes` }
       continue
     }
-    if (read === 0 && writerSeen) return { ok: true, text: buffer.toString('utf8', 0, total) }
+    if (read === 0 && writerSeen)
+      return { ok: true, text: withoutByteOrderMark(buffer.toString('utf8', 0, total)) }
     if (Date.now() >= deadline) {
       const seconds = Math.round(timeoutMs / 100) / 10
       return {

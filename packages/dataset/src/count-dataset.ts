@@ -28,6 +28,21 @@ export interface DatasetCount {
   format: DatasetFormat
   /** The layouts or columns the text was read from, e.g. `["messages[].content"]`. */
   fields: string[]
+  /** What the count cannot vouch for, in words: a .txt that is mostly not text. */
+  warnings: string[]
+}
+
+/** Above this share of characters that are not text, a .txt is likely binary and its count meaningless. */
+const NOT_TEXT_SHARE = 0.01
+
+function textWarnings(path: string, counted: FormatCount): string[] {
+  const characters = counted.characters
+  if (characters === undefined || characters.total === 0) return []
+  const share = characters.notText / characters.total
+  if (share <= NOT_TEXT_SHARE) return []
+  return [
+    `${path}: ${(share * 100).toFixed(1)}% of its characters are not text (invalid UTF-8 or control characters); it looks like a binary file, and its token count means little`,
+  ]
 }
 
 const FORMATS: Record<string, DatasetFormat> = {
@@ -128,5 +143,6 @@ export async function countDatasetTokens(
     bytesPerToken: tally.bytesPerToken,
     format,
     fields: counted.fields,
+    warnings: textWarnings(path, counted),
   }
 }

@@ -136,4 +136,22 @@ describe('text from packs and tools reaches the terminal with its control charac
       expect(result.stdout + result.stderr).toContain('\\x1b')
     }
   })
+
+  it("doctor shows a tool's own rendition codes (conceal, blink, colour) escaped, not obeyed", () => {
+    const bin = join(work, 'bin-sgr')
+    mkdirSync(bin, { recursive: true })
+    writeFileSync(
+      join(bin, 'nvidia-smi'),
+      `#!/bin/sh\nprintf '\\033[8mhidden\\033[0m \\033[5;31mblinking\\033[0m\\n'\nexit 3\n`,
+    )
+    chmodSync(join(bin, 'nvidia-smi'), 0o755)
+    const result = spawnSync(process.execPath, [join(repo, 'apps', 'cli', 'bin', 'run.js'), 'doctor'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', PATH: `${bin}:/usr/bin:/bin` },
+      timeout: 50_000,
+    })
+    expectNoRawControls(result)
+    expect(result.stdout).toContain('\\x1b[8mhidden')
+    expect(result.stdout).toContain('\\x1b[5;31mblinking')
+  })
 })

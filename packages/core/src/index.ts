@@ -1,3 +1,4 @@
+export { BoundedLines } from './bounded-lines.js'
 export * from './catalog/index.js'
 export * from './cluster/index.js'
 export { deepFreeze } from './deep-freeze.js'

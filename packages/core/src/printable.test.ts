@@ -35,6 +35,13 @@ describe('printable', () => {
     expect(printableLine('\u001b]0;PWNED\u0007\r\nFAKE')).toBe('\\x1b]0;PWNED\\x07\\r\\nFAKE')
   })
 
+  it('escapes the renditions that hide or disguise text: blink, reverse, conceal', () => {
+    for (const code of ['5', '6', '7', '8', '5;31', '31;8', '38;5;196'])
+      expect(printableKeepingColour(`\u001b[${code}mx`)).toBe(`\\x1b[${code}mx`)
+    for (const code of ['', '0', '1', '4', '31', '1;32', '39', '97'])
+      expect(printableKeepingColour(`\u001b[${code}mx`)).toBe(`\u001b[${code}mx`)
+  })
+
   it("keeps rigfit's own colours and escapes every other sequence", () => {
     expect(printableKeepingColour('\u001b[1;32mok\u001b[0m \u001b[2J\u001b]0;t\u0007')).toBe(
       '\u001b[1;32mok\u001b[0m \\x1b[2J\\x1b]0;t\\x07',

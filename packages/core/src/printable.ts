@@ -26,14 +26,36 @@ export function printable(text: string): string {
 }
 
 /**
- * Like printable, keeping colour sequences (SGR) intact: for output rigfit coloured itself. An SGR sequence cannot
- * move the cursor, clear the screen or set a title.
+ * The rendition codes rigfit itself writes: reset, bold, dim, italic, underline, their ends, and the plain
+ * foreground and background colours. Blink (5, 6), reverse (7) and conceal (8), which can hide or disguise text,
+ * are not among them.
+ */
+function isPlainRendition(sequence: string): boolean {
+  const codes = sequence.slice(2, -1).split(';')
+  return codes.every((part) => {
+    const code = part === '' ? 0 : Number(part)
+    return (
+      code <= 4 ||
+      (code >= 22 && code <= 24) ||
+      (code >= 30 && code <= 37) ||
+      code === 39 ||
+      (code >= 40 && code <= 47) ||
+      code === 49 ||
+      (code >= 90 && code <= 97)
+    )
+  })
+}
+
+/**
+ * Like printable, keeping plain colour sequences (SGR) intact: for output rigfit coloured itself. Such a
+ * sequence cannot move the cursor, clear the screen, set a title, nor hide or blink text.
  */
 export function printableKeepingColour(text: string): string {
   let out = ''
   let last = 0
   for (const match of text.matchAll(SGR)) {
-    out += printable(text.slice(last, match.index)) + match[0]
+    const kept = isPlainRendition(match[0]) ? match[0] : printable(match[0])
+    out += printable(text.slice(last, match.index)) + kept
     last = match.index + match[0].length
   }
   return out + printable(text.slice(last))

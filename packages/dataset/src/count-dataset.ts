@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises'
 import { extname } from 'node:path'
+import { RigfitError } from '@rigfit/core'
 import { countJsonl, countTxt, type FormatCount } from './count-text-files.js'
 import { datasetError, reasonOf } from './dataset-error.js'
 import type { ReadOptions } from './read-text.js'
@@ -27,6 +28,21 @@ export interface DatasetCount {
   format: DatasetFormat
   /** The layouts or columns the text was read from, e.g. `["messages[].content"]`. */
   fields: string[]
+  /** What the count cannot vouch for, in words: a .txt that is mostly not text. */
+  warnings: string[]
+}
+
+/** Above this share of characters that are not text, a .txt is likely binary and its count meaningless. */
+const NOT_TEXT_SHARE = 0.01
+
+function textWarnings(path: string, counted: FormatCount): string[] {
+  const characters = counted.characters
+  if (characters === undefined || characters.total === 0) return []
+  const share = characters.notText / characters.total
+  if (share <= NOT_TEXT_SHARE) return []
+  return [
+    `${path}: ${(share * 100).toFixed(1)}% of its characters are not text (invalid UTF-8 or control characters); it looks like a binary file, and its token count means little`,
+  ]
 }
 
 const FORMATS: Record<string, DatasetFormat> = {
@@ -74,13 +90,21 @@ async function fileSize(path: string): Promise<number> {
       error,
     )
   }
-  if (!info.isFile()) {
+  if (info.isDirectory()) {
     throw datasetError(
       'E_DATASET_NOT_FOUND',
       `${path}: is a folder, not a dataset file`,
       'Give one .jsonl, .txt or .parquet file; for a dataset split over many files, count each or give --dataset-tokens N.',
       { file: path },
     )
+  }
+  if (!info.isFile()) {
+    // A FIFO would block the count for ever and a device never ends: a dataset is counted from a regular file.
+    const kind = info.isFIFO() ? 'a FIFO' : info.isSocket() ? 'a socket' : 'a device'
+    throw new RigfitError('io', 'E_DATASET_NOT_REGULAR', `${path}: is ${kind}, not a regular file`, {
+      suggestion: 'Save the dataset to a file first and give that file to --dataset.',
+      details: { file: path },
+    })
   }
   return info.size
 }
@@ -89,14 +113,15 @@ async function fileSize(path: string): Promise<number> {
  * Counts the tokens and examples of a local dataset file, streaming it with bounded memory. With a tokenizer the
  * count is exact (up to the cuts in a very long .txt line); without one it is the UTF-8 bytes of the text at
  * `BYTES_PER_TOKEN`. Throws a `RigfitError` (kind `input`, code `E_DATASET_*`) for a file it cannot count, and
- * the signal's reason when aborted.
+ * the signal's reason when aborted; kind `io` for a path that is not a regular file (a FIFO, a device).
  */
 export async function countDatasetTokens(
   path: string,
   options: CountDatasetOptions = {},
 ): Promise<DatasetCount> {
-  const format = datasetFormatOf(path)
+  // What the path is (missing, a folder, a FIFO) is told before what its name says.
   const bytes = await fileSize(path)
+  const format = datasetFormatOf(path)
   const tally = options.tokenizer ? await tokenizerTally(options.tokenizer) : bytesPerTokenTally()
   options.signal?.throwIfAborted()
   const counted = await COUNTERS[format](path, bytes, tally, options)
@@ -118,5 +143,6 @@ export async function countDatasetTokens(
     bytesPerToken: tally.bytesPerToken,
     format,
     fields: counted.fields,
+    warnings: textWarnings(path, counted),
   }
 }

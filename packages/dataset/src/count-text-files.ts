@@ -8,7 +8,13 @@ export interface FormatCount {
   examples: number
   /** The layouts (or parquet columns) the text came from, in the order first met. */
   fields: string[]
+  /** A .txt's characters, and how many of them are not text (invalid UTF-8, control characters). */
+  characters?: { total: number; notText: number }
 }
+
+// The replacement character (what invalid UTF-8 decodes to) and the C0 controls but tab, newline and CR.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: counting control characters is the point
+const NOT_TEXT = /[\uFFFD\u0000-\u0008\u000B\u000C\u000E-\u001F]/g
 
 /** The longest JSONL line read: far above any real example, well below V8's largest string. */
 const MAX_JSONL_LINE_CHARS = 256 * 2 ** 20
@@ -83,8 +89,11 @@ export async function countTxt(
 ): Promise<FormatCount> {
   let examples = 0
   let lineHasText = false
+  const characters = { total: 0, notText: 0 }
   for await (const piece of filePieces(path, totalBytes, options, TXT_PIECE_CHARS)) {
     tally.add(piece)
+    characters.total += piece.length
+    characters.notText += piece.match(NOT_TEXT)?.length ?? 0
     const segments = piece.split('\n')
     segments.forEach((segment, index) => {
       if (!lineHasText && /\S/.test(segment)) lineHasText = true
@@ -96,5 +105,5 @@ export async function countTxt(
     })
   }
   if (lineHasText) examples += 1
-  return { examples, fields: ['text'] }
+  return { examples, fields: ['text'], characters }
 }

@@ -42,25 +42,59 @@ export class LineTooLongError extends Error {
   }
 }
 
-/** The lines of a file, streamed; a `\r\n` line break counts as one. */
+/**
+ * Splits text chunks into numbered lines (a `\r\n` break counts as one). Each chunk is searched once for line
+ * breaks and the start of an unfinished line is kept as a list of pieces, joined once when its break comes: the
+ * work is linear in the characters pushed however long the lines, and a line is refused (LineTooLongError) as
+ * soon as it passes `maxLineChars`.
+ */
+export class NumberedLines {
+  private carry: string[] = []
+  private carryChars = 0
+  private line = 0
+
+  constructor(private readonly maxLineChars: number) {}
+
+  push(chunk: string): NumberedLine[] {
+    const out: NumberedLine[] = []
+    let start = 0
+    for (let newline = chunk.indexOf('\n'); newline >= 0; newline = chunk.indexOf('\n', start)) {
+      out.push(this.take(chunk.slice(start, newline)))
+      start = newline + 1
+    }
+    if (start < chunk.length) {
+      this.carry.push(start === 0 ? chunk : chunk.slice(start))
+      this.carryChars += chunk.length - start
+      if (this.carryChars > this.maxLineChars) throw new LineTooLongError(this.line + 1)
+    }
+    return out
+  }
+
+  /** The last line, when the text does not end with a line break. */
+  end(): NumberedLine[] {
+    return this.carryChars > 0 ? [this.take('')] : []
+  }
+
+  private take(tail: string): NumberedLine {
+    const text = this.carry.length === 0 ? tail : this.carry.join('') + tail
+    this.carry = []
+    this.carryChars = 0
+    this.line += 1
+    if (text.length > this.maxLineChars) throw new LineTooLongError(this.line)
+    return { text: text.endsWith('\r') ? text.slice(0, -1) : text, line: this.line }
+  }
+}
+
+/** The lines of a file, streamed (see NumberedLines). */
 export async function* fileLines(
   path: string,
   totalBytes: number,
   options: ReadOptions,
   maxLineChars: number,
 ): AsyncGenerator<NumberedLine> {
-  let carry = ''
-  let line = 0
-  for await (const chunk of utf8Chunks(path, totalBytes, options)) {
-    const parts = (carry + chunk).split('\n')
-    carry = parts.pop() ?? ''
-    if (carry.length > maxLineChars) throw new LineTooLongError(line + parts.length + 1)
-    for (const part of parts) {
-      line += 1
-      yield { text: part.endsWith('\r') ? part.slice(0, -1) : part, line }
-    }
-  }
-  if (carry.length > 0) yield { text: carry.endsWith('\r') ? carry.slice(0, -1) : carry, line: line + 1 }
+  const lines = new NumberedLines(maxLineChars)
+  for await (const chunk of utf8Chunks(path, totalBytes, options)) yield* lines.push(chunk)
+  yield* lines.end()
 }
 
 /** Where to cut a long run of text with no line break: after its last whitespace, else anywhere but mid-pair. */

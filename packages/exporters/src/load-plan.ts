@@ -1,5 +1,5 @@
 import { describeJsonError, HardwareProfile, RigfitError, TrainingPlan } from '@rigfit/core'
-import { MAX_INPUT_DOCUMENT_BYTES, readTextFile } from '@rigfit/core/node'
+import { DEFAULT_INPUT_TIMEOUT_MS, MAX_INPUT_DOCUMENT_BYTES, readInputText } from '@rigfit/core/node'
 import type { z } from 'zod'
 import { assertPlanConsistent } from './check-plan.js'
 import { type IoFacts, ioFactsFromProfile } from './io-facts.js'
@@ -56,11 +56,17 @@ function parseDocument<T>(text: string, source: string, doc: Document<T>): T {
   return parsed.data
 }
 
-export async function readDocument<T>(path: string, doc: Document<T>): Promise<T> {
-  const read = readTextFile(path, MAX_INPUT_DOCUMENT_BYTES, { pipes: true })
+/** Reads a document file; a FIFO or pipe must deliver it within `timeoutMs`. */
+export async function readDocument<T>(
+  path: string,
+  doc: Document<T>,
+  timeoutMs = DEFAULT_INPUT_TIMEOUT_MS,
+): Promise<T> {
+  const read = await readInputText(path, MAX_INPUT_DOCUMENT_BYTES, timeoutMs)
   if (!read.ok) {
     throw new RigfitError(
-      'input',
+      // A pipe that never delivered is an I/O failure; a wrong or missing file is the user's input.
+      read.timedOut === true ? 'io' : 'input',
       `E_${doc.code}_READ`,
       `cannot read ${doc.name} file ${path}: ${read.message}`,
       {
@@ -78,9 +84,12 @@ export function parsePlan(text: string, source: string): TrainingPlan {
   return plan
 }
 
-/** Reads, parses and validates a plan file. */
-export async function readPlanFile(path: string): Promise<TrainingPlan> {
-  const plan = await readDocument(path, PLAN)
+/** Reads, parses and validates a plan file (a FIFO or pipe within `timeoutMs`). */
+export async function readPlanFile(
+  path: string,
+  timeoutMs = DEFAULT_INPUT_TIMEOUT_MS,
+): Promise<TrainingPlan> {
+  const plan = await readDocument(path, PLAN, timeoutMs)
   assertPlanConsistent(plan, path)
   return plan
 }

@@ -104,15 +104,20 @@ export async function writeExportFiles(
 ): Promise<string[]> {
   const targets = await checkExportTargets(outDir, files, options)
   const temps: string[] = []
+  // The folders this export created (the topmost of each mkdir): a failed write (ENOSPC, EIO) removes them again,
+  // so nothing is left half-way, not even an empty --out folder.
+  const createdDirs: string[] = []
   try {
     for (const { file, path } of targets) {
-      await mkdir(dirname(path), { recursive: true })
+      const created = await mkdir(dirname(path), { recursive: true })
+      if (created !== undefined) createdDirs.push(created)
       const temp = temporaryPathFor(path)
       temps.push(temp)
       await writeFile(temp, file.content, { mode: file.executable ? 0o755 : 0o644, flag: 'wx' })
     }
   } catch (error) {
     await Promise.all(temps.map((t) => rm(t, { force: true })))
+    for (const dir of createdDirs.reverse()) await rm(dir, { recursive: true, force: true })
     throw ioError(`cannot write the export to ${outDir}`, error)
   }
   const written: string[] = []

@@ -127,13 +127,15 @@ export class MonitorRun {
       throw error
     } finally {
       runtime.timers.clearInterval(timer)
-      this.sampler.stop()
+      const samplerStopped = this.sampler.stop()
       removeSignals()
       runtime.process.off('exit', killOnExit)
+      recorder.tellHeldBack()
       this.run.refreshView()
       this.run.view.close()
       if (result !== null) this.outcome.finish(result)
       await this.sink.close()
+      await samplerStopped
     }
   }
 

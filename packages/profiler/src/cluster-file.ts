@@ -4,6 +4,7 @@ import {
   type HardwareProfile,
   RigfitError,
 } from '@rigfit/core'
+import { DEFAULT_INPUT_TIMEOUT_MS } from '@rigfit/core/node'
 import {
   parseProfileJson,
   profileFromJson,
@@ -40,8 +41,11 @@ export function parseClusterProfileText(json: unknown, path: string): ClusterPro
 }
 
 /** Reads a saved profile, telling a cluster profile (`"kind": "cluster"`) from a machine's by its content. */
-export async function loadProfileDocument(path: string): Promise<ProfileDocument> {
-  const json = parseProfileJson(readProfileText(path), path)
+export async function loadProfileDocument(
+  path: string,
+  timeoutMs = DEFAULT_INPUT_TIMEOUT_MS,
+): Promise<ProfileDocument> {
+  const json = parseProfileJson(await readProfileText(path, timeoutMs), path)
   if (typeof json === 'object' && json !== null && (json as { kind?: unknown }).kind === 'cluster') {
     return { kind: 'cluster', cluster: parseClusterProfileText(json, path) }
   }

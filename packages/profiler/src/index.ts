@@ -17,6 +17,7 @@ export {
 } from './collect-probes.js'
 export { type CollectProfileOptions, collectProfile } from './collect-profile.js'
 export { runTool, type ToolResult } from './exec/run-tool.js'
+export { ToolStream, type ToolStreamEnd } from './exec/tool-stream.js'
 export { appleWorkingSetBytes } from './gpu/apple.js'
 export { applyCatalogEntry, enrichFromCatalog, gpuFromCatalog } from './gpu/enrich.js'
 export { amdPrecision, appleGpuFamily, applePrecision, nvidiaPrecision } from './gpu/precision.js'

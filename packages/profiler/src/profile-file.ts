@@ -4,20 +4,31 @@ import {
   HardwareProfile,
   RigfitError,
 } from '@rigfit/core'
-import { MAX_INPUT_DOCUMENT_BYTES, readTextFile, writeFileSafely } from '@rigfit/core/node'
+import {
+  DEFAULT_INPUT_TIMEOUT_MS,
+  MAX_INPUT_DOCUMENT_BYTES,
+  readInputText,
+  writeFileSafely,
+} from '@rigfit/core/node'
 import type { z } from 'zod'
 
 /**
  * Loads a saved profile and validates it; a problem is a RigfitError that names the file and the field.
- * The answer's `source` is "file".
+ * The answer's `source` is "file". A FIFO or pipe must deliver it within `timeoutMs`.
  */
-export async function loadProfile(path: string): Promise<HardwareProfile> {
-  return parseProfileText(readProfileText(path), path)
+export async function loadProfile(
+  path: string,
+  timeoutMs = DEFAULT_INPUT_TIMEOUT_MS,
+): Promise<HardwareProfile> {
+  return parseProfileText(await readProfileText(path, timeoutMs), path)
 }
 
-/** A saved profile's text (either kind), read within the size bound; an error names the file. */
-export function readProfileText(path: string): string {
-  const read = readTextFile(path, MAX_INPUT_DOCUMENT_BYTES, { pipes: true })
+/**
+ * A saved profile's text (either kind), read within the size bound; a FIFO or pipe must deliver it within
+ * `timeoutMs`. An error names the file.
+ */
+export async function readProfileText(path: string, timeoutMs = DEFAULT_INPUT_TIMEOUT_MS): Promise<string> {
+  const read = await readInputText(path, MAX_INPUT_DOCUMENT_BYTES, timeoutMs)
   if (!read.ok) {
     throw new RigfitError('io', 'E_PROFILE_READ', `Cannot read the profile ${path}: ${read.message}`, {
       suggestion: read.tooLarge

@@ -67,6 +67,21 @@ describe.runIf(process.platform === 'linux')('processes of probed tools', () => 
     expect(result).toMatchObject({ ok: true, exitCode: 0, timedOut: false, stdout: '0, ok\n' })
   })
 
+  it('an env -i setsid child is remembered while the tool runs and ended when it exits', async () => {
+    // Neither the marker (env -i) nor the group (setsid) leads to it; the parent link did while the tool ran.
+    const { dir, path } = await tool(
+      [
+        'env -i /usr/bin/setsid /bin/sleep 300 > /dev/null 2>&1 &',
+        'echo $! >> "$(dirname "$0")/pids"',
+        'sleep 2',
+        'echo "0, ok"',
+      ].join('\n'),
+    )
+    const result = await runTool(path, [], { timeoutMs: 30_000, env: pathWith(dir) })
+    expect(result).toMatchObject({ ok: true, exitCode: 0, timedOut: false, stdout: '0, ok\n' })
+    expect(await survivors(dir)).toEqual([])
+  })
+
   it('a hanging tool is ended with every process it started, setsid ones included', async () => {
     const { dir, path } = await tool([escapee(''), escapee('> /dev/null'), 'sleep 300 &', 'wait'].join('\n'))
     // The deadline leaves a busy machine ample time to start every escapee before the tool is ended.

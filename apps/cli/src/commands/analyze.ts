@@ -4,6 +4,7 @@ import { RigfitCommand } from '../lib/base-command.js'
 import { clusterLine, resolvePlanningTarget } from '../lib/cluster.js'
 import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
 import { writeGeneratedConfigs } from '../lib/generate-configs.js'
+import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
 import { planModes } from '../lib/planning.js'
 import { planningFlags, planOptionsFromFlags } from '../lib/planning-flags.js'
@@ -24,6 +25,7 @@ export default class Analyze extends RigfitCommand {
     '<%= config.bin %> analyze --generate-configs --out ./configs',
   ]
   static override flags = {
+    ...inputTimeoutFlags,
     'profile-only': Flags.boolean({ description: 'Print the hardware profile and score, no plans.' }),
     benchmark: Flags.boolean({
       description:

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core'
-import { RIGFIT_VERSION } from '@rigfit/core'
+import { printable, printableLine, RIGFIT_VERSION } from '@rigfit/core'
 import { buildProfile, collectProbes, formatProfileSummary, type RawProbeOutput } from '@rigfit/profiler'
 import { RigfitCommand } from '../lib/base-command.js'
 import { loadAllCatalogEntries } from '../lib/catalog.js'
@@ -50,7 +50,7 @@ export default class Doctor extends RigfitCommand {
       for (const probe of collection.records) {
         const mark = probe.ok ? 'ok  ' : probe.absent ? 'n/a ' : 'FAIL'
         this.log(
-          `  ${mark} ${probe.name.padEnd(26)} ${String(probe.ms).padStart(8)} ms${probe.error ? `  ${probe.error}` : ''}`,
+          `  ${mark} ${probe.name.padEnd(26)} ${String(probe.ms).padStart(8)} ms${probe.error ? `  ${printableLine(probe.error)}` : ''}`,
         )
       }
       for (const raw of collection.raw) this.log(renderRaw(raw, flags.full))
@@ -69,7 +69,8 @@ function renderRaw(raw: RawProbeOutput, full: boolean): string {
     // trimEnd, not /\s+$/: the pattern is quadratic on a long run of blanks in a tool's output.
     const all = text.trimEnd().split('\n')
     const shown = full ? all : all.slice(0, PREVIEW_LINES)
-    lines.push(`${label}:`, ...shown.map((line) => `  ${line}`))
+    // A tool's own colours and escapes are shown, not obeyed: the report is of what it printed.
+    lines.push(`${label}:`, ...shown.map((line) => `  ${printable(line)}`))
     if (shown.length < all.length)
       lines.push(`  … ${all.length - shown.length} more lines (--full shows them)`)
   }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import {
+  assertSaneMemory,
   CLOUD_PRESETS,
   EstimateInput,
   type EstimateResult,
@@ -17,11 +18,12 @@ import { RigfitCommand } from '../lib/base-command.js'
 import { type EstimateContext, resolveEstimateContext } from '../lib/estimate-context.js'
 import { stackFlags, stackInput } from '../lib/estimate-stack-flags.js'
 import { resolveModelArg } from '../lib/hub/resolve-model-arg.js'
+import { inputTimeoutFlags } from '../lib/input-timeout.js'
 import { parseLoraTargets } from '../lib/pin-flags.js'
 import { renderEstimate } from '../lib/render-estimate.js'
 import { writeEstimateReport } from '../lib/report-estimate.js'
 import { reportFlag } from '../lib/report-write.js'
-import { hubOptions, hubTimeoutFlag } from '../lib/workload-flags.js'
+import { hubOptions } from '../lib/workload-flags.js'
 
 const GIB = 2 ** 30
 
@@ -44,7 +46,7 @@ export default class Estimate extends RigfitCommand {
         'A Hugging Face Hub id (Qwen/Qwen2.5-7B-Instruct, org/name@revision), a local model folder or config.json, or a catalog id (see --list-models).',
       helpValue: 'org/name[@rev]|folder|config.json|ID',
     }),
-    timeout: hubTimeoutFlag(),
+    ...inputTimeoutFlags,
     seq: Flags.integer({ description: 'Sequence length in tokens.', min: 1, max: 4_194_304 }),
     'micro-batch': Flags.integer({
       description: 'Sequences per GPU per forward pass.',
@@ -253,6 +255,8 @@ export default class Estimate extends RigfitCommand {
       ...stackInput(flags),
     })
     const result = estimate(input)
+    assertSaneMemory(result.perDevice.total, 'this configuration')
+    assertSaneMemory(result.host.total, "this configuration's host memory")
     if (ramBytes !== undefined && result.host.total > ramBytes - osReserveBytes(ramBytes)) {
       warnings.push(
         `The offloaded states need ${(result.host.total / GIB).toFixed(1)} GiB of host RAM, more than the ${((ramBytes - osReserveBytes(ramBytes)) / GIB).toFixed(1)} GiB left of --ram ${flags.ram} after the OS.`,

@@ -23,6 +23,7 @@ import {
 import { displayPath } from '@rigfit/core/node'
 import { readPlanFile } from '@rigfit/exporters'
 import { RigfitCommand } from '../lib/base-command.js'
+import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
 import { formatProblem, loadAllPacks } from '../lib/packs.js'
 import { planModes } from '../lib/planning.js'
@@ -82,6 +83,7 @@ export default class Explain extends RigfitCommand {
   }
 
   static override flags = {
+    ...inputTimeoutFlags,
     mode: Flags.string({ description: 'Plan mode.', options: [...Mode.options], default: 'balanced' }),
     rules: Flags.string({
       description: 'Also load the packs in this folder (or this pack).',
@@ -101,7 +103,7 @@ export default class Explain extends RigfitCommand {
   async run(): Promise<ExplainResult> {
     const { args, flags } = await this.parse(Explain)
     const mode = Mode.parse(flags.mode)
-    if (flags.plan !== undefined) return this.fromPlanFile(flags.plan, args.setting)
+    if (flags.plan !== undefined) return this.fromPlanFile(flags.plan, args.setting, inputTimeoutMs(flags))
 
     const requested = args.setting === undefined ? null : settingName(args.setting)
     const { packs, problems } = await loadAllPacks(this, { rulesDir: flags.rules })
@@ -159,8 +161,12 @@ export default class Explain extends RigfitCommand {
     }
   }
 
-  private async fromPlanFile(file: string, setting: string | undefined): Promise<ExplainResult> {
-    const plan = await readPlanFile(file)
+  private async fromPlanFile(
+    file: string,
+    setting: string | undefined,
+    timeoutMs: number,
+  ): Promise<ExplainResult> {
+    const plan = await readPlanFile(file, timeoutMs)
     if (setting === undefined) {
       if (!this.jsonEnabled()) this.log(renderTrace(`${plan.mode} plan from ${file}`, plan.trace))
       return { source: 'plan', mode: plan.mode, plan: file, trace: plan.trace }

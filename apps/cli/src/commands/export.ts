@@ -17,6 +17,7 @@ import {
 import { RigfitCommand } from '../lib/base-command.js'
 import { type Cluster, resolvePlanningTarget } from '../lib/cluster.js'
 import { clusterShape } from '../lib/cluster-shape.js'
+import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags } from '../lib/instance.js'
 import { type PlanModesOptions, planModes, planNotices } from '../lib/planning.js'
 import { planningFlags, planOptionsFromFlags } from '../lib/planning-flags.js'
@@ -58,6 +59,7 @@ export default class Export extends RigfitCommand {
   ]
 
   static override flags = {
+    ...inputTimeoutFlags,
     plan: Flags.string({
       description: 'TrainingPlan JSON to export (from `rigfit plan --json` or `--format rigfit`).',
       exclusive: ['mode'],
@@ -110,7 +112,7 @@ export default class Export extends RigfitCommand {
     const options = planOptionsFromFlags(flags)
     const { plan, io, notices, cluster } = flags.plan
       ? {
-          plan: await readPlanFile(flags.plan),
+          plan: await readPlanFile(flags.plan, inputTimeoutMs(flags)),
           io: flags.profile === undefined ? undefined : await readProfileIoFacts(flags.profile),
           notices: [],
           // A cluster profile beside a plan file gives the job its shape (nodes, partition, network).

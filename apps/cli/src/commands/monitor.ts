@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Errors, Flags } from '@oclif/core'
 import { Precision, RigfitError, type TrainingPlan } from '@rigfit/core'
@@ -11,6 +12,7 @@ import {
   type ViewMode,
 } from '@rigfit/monitor'
 import { RigfitCommand } from '../lib/base-command.js'
+import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { writeRunReport } from '../lib/report-monitor.js'
 import { checkReportTarget, reportFlag } from '../lib/report-write.js'
 
@@ -51,6 +53,7 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
   static override strict = false
 
   static override flags = {
+    ...inputTimeoutFlags,
     plan: Flags.string({
       description:
         'TrainingPlan JSON the run follows; its memory prediction is shown and its settings are adjusted on recovery.',
@@ -223,13 +226,14 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
           'Put the training command after --, e.g. `rigfit monitor --plan plan.json -- python train.py`.',
       })
     }
+    if (flags['metrics-file'] !== undefined) refuseIrregularMetricsFile(flags['metrics-file'])
     const configs =
       flags.configs === undefined
         ? null
         : { dir: resolve(flags.configs), manifest: await requireExportManifest(flags.configs) }
     // Without --plan, the plan the configs were exported from is the run's plan.
     const plan: TrainingPlan | null = flags.plan
-      ? await readPlanFile(flags.plan)
+      ? await readPlanFile(flags.plan, inputTimeoutMs(flags))
       : (configs?.manifest.exports[0]?.plan ?? null)
     const view: ViewMode = flags.json
       ? 'json'
@@ -312,4 +316,22 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
     }
     if (result.exitCode !== 0) this.exit(result.exitCode)
   }
+}
+
+/**
+ * The metrics file is followed by its size as the trainer appends to it, so it must be a regular file (or not
+ * exist yet): a FIFO or a device would never end, and reading one could stop the sampling.
+ */
+function refuseIrregularMetricsFile(path: string): void {
+  let stats: ReturnType<typeof statSync>
+  try {
+    stats = statSync(path)
+  } catch {
+    return
+  }
+  if (stats.isFile()) return
+  const kind = stats.isDirectory() ? 'a folder' : stats.isFIFO() ? 'a FIFO' : 'a device or socket'
+  throw new RigfitError('io', 'E_METRICS_FILE', `--metrics-file ${path}: is ${kind}, not a regular file`, {
+    suggestion: 'Give the file the trainer appends its metrics to (JSON lines); it may not exist yet.',
+  })
 }

@@ -12,6 +12,7 @@ import {
 import { RigfitCommand } from '../lib/base-command.js'
 import { clusterLine, loadCluster, resolvePlanningTarget } from '../lib/cluster.js'
 import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
+import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags, parsePrice, resolvePlanningProfile } from '../lib/instance.js'
 import { loadAllPacks } from '../lib/packs.js'
 import { planModes } from '../lib/planning.js'
@@ -35,6 +36,7 @@ export default class Plan extends RigfitCommand {
     '<%= config.bin %> plan --mode balanced --from cluster.json',
   ]
   static override flags = {
+    ...inputTimeoutFlags,
     mode: Flags.string({ description: 'Which plan.', options: [...MODES], default: 'balanced' }),
     recommend: Flags.boolean({
       description:

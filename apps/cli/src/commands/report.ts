@@ -77,7 +77,7 @@ export default class Report extends RigfitCommand {
     if (flags.plan) input.plans = await readPlans(flags.plan)
     else if (planning || (flags.run === undefined && flags.estimate === undefined))
       await this.plan(flags, input)
-    if (flags.estimate) input.estimate = readEstimateFile(flags.estimate)
+    if (flags.estimate) input.estimate = await readEstimateFile(flags.estimate)
     if (flags.run) input.run = await readRunReport(flags.run)
     const written = await writeReport(flags.out, input, flags.force)
     if (!this.jsonEnabled()) this.log(`Report (${written.kinds.join(', ')}) written to ${written.written}`)

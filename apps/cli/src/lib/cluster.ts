@@ -10,6 +10,7 @@ import {
 } from '@rigfit/core'
 import { applyOverrides, hasOverrides, loadProfile, loadProfileDocument } from '@rigfit/profiler'
 import { loadAllCatalogEntries } from './catalog.js'
+import { inputTimeoutMs } from './input-timeout.js'
 import { type InstanceFlagValues, resolvePlanningProfile } from './instance.js'
 import { overridesFromFlags } from './profile-source.js'
 
@@ -132,10 +133,10 @@ export function clusterFromProfile(cluster: ClusterProfile, path: string): Clust
 /** What a planning command plans for: one machine, or a cluster profile given to `--from`. */
 export async function resolvePlanningTarget(
   command: Command,
-  flags: InstanceFlagValues,
+  flags: InstanceFlagValues & { timeout?: number | undefined },
 ): Promise<{ profile: HardwareProfile; cluster: Cluster | null }> {
   if (flags.from !== undefined && !flags.instance) {
-    const document = await loadProfileDocument(flags.from)
+    const document = await loadProfileDocument(flags.from, inputTimeoutMs(flags))
     if (document.kind === 'cluster') {
       const cluster = clusterFromProfile(document.cluster, flags.from)
       const overrides = overridesFromFlags(flags)

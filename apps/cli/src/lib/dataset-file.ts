@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import type { DatasetFile } from '@rigfit/core'
+import { type DatasetFile, printableLine } from '@rigfit/core'
 import { countDatasetTokens, findTokenizer, progressBar } from '@rigfit/dataset'
 
 /** Files at least this large show a progress bar on stderr while they are counted; smaller ones count in a blink. */
@@ -23,6 +23,8 @@ export async function countDatasetFile(
     },
   })
   bar.done()
+  // On stderr, so that --json keeps stdout for the plan alone.
+  for (const warning of count.warnings) process.stderr.write(`Warning: ${printableLine(warning)}\n`)
   return {
     path,
     format: count.format,

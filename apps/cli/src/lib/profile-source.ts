@@ -9,6 +9,7 @@ import {
   type ProfileProgressEvent,
 } from '@rigfit/profiler'
 import { loadAllCatalogEntries } from './catalog.js'
+import { inputTimeoutMs } from './input-timeout.js'
 
 const gibFlag = (name: string, description: string) =>
   Flags.custom<number>({
@@ -80,6 +81,8 @@ export interface ProfileSourceFlagValues {
   gpus?: number | undefined
   cpus?: number | undefined
   interconnect?: 'nvlink' | 'pcie' | 'infiniband' | undefined
+  /** Seconds a FIFO given as --from may take (see input-timeout.ts). */
+  timeout?: number | undefined
 }
 
 export function overridesFromFlags(flags: ProfileSourceFlagValues): ProfileOverrides {
@@ -115,7 +118,8 @@ export async function resolveProfile(
   const progress = options.progress ? progressLine() : null
   try {
     const base = flags.from
-      ? await loadProfile(flags.from)
+      ? // `profile` passes its probe deadline (ms); the other commands have --timeout in seconds.
+        await loadProfile(flags.from, options.timeoutMs ?? inputTimeoutMs(flags))
       : await collectProfile({
           catalog,
           benchmark: options.benchmark ?? false,

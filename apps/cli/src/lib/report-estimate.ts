@@ -6,7 +6,7 @@ import {
   modelOriginRows,
   RigfitError,
 } from '@rigfit/core'
-import { MAX_INPUT_DOCUMENT_BYTES, readTextFile } from '@rigfit/core/node'
+import { DEFAULT_INPUT_TIMEOUT_MS, MAX_INPUT_DOCUMENT_BYTES, readInputText } from '@rigfit/core/node'
 import type { EstimateReport, SweepPoint } from '@rigfit/report'
 import { type WrittenReport, writeReport } from './report-write.js'
 
@@ -73,14 +73,19 @@ export function estimateReport(input: EstimateInput, result: EstimateResult): Es
 }
 
 /** The estimate page of `rigfit report --estimate FILE`, from what `rigfit estimate --json` printed: no settings, so no sweeps. */
-export function readEstimateFile(path: string): EstimateReport {
+export async function readEstimateFile(path: string): Promise<EstimateReport> {
   const suggestion =
     'Pass what `rigfit estimate … --json` printed, saved to a file; or run `rigfit estimate … --report FILE`.'
-  const read = readTextFile(path, MAX_INPUT_DOCUMENT_BYTES, { pipes: true })
+  const read = await readInputText(path, MAX_INPUT_DOCUMENT_BYTES, DEFAULT_INPUT_TIMEOUT_MS)
   if (!read.ok) {
-    throw new RigfitError('input', 'E_ESTIMATE_READ', `cannot read --estimate ${path}: ${read.message}`, {
-      suggestion,
-    })
+    throw new RigfitError(
+      read.timedOut === true ? 'io' : 'input',
+      'E_ESTIMATE_READ',
+      `cannot read --estimate ${path}: ${read.message}`,
+      {
+        suggestion,
+      },
+    )
   }
   let value: unknown
   try {

@@ -15,6 +15,7 @@ import {
   modelTokenizer,
   resolveModelArg,
 } from './hub/resolve-model-arg.js'
+import { inputTimeoutFlags } from './input-timeout.js'
 import { type PinFlagValues, pinFlags, pinsFromFlags } from './pin-flags.js'
 
 /** Flags that describe what the user wants to train, shared by `analyze` and `plan`. */
@@ -25,7 +26,7 @@ export const workloadFlags = {
     helpGroup: 'WORKLOAD',
     exclusive: ['params'],
   }),
-  timeout: hubTimeoutFlag(),
+  ...inputTimeoutFlags,
   method: Flags.string({
     description:
       'Fine-tuning method, auto letting each mode pick the one that fits; pretrain trains --model from scratch.',
@@ -107,18 +108,6 @@ export const workloadFlags = {
     helpGroup: 'WORKLOAD',
   }),
   ...pinFlags,
-}
-
-/** `--timeout`: how long a Hub request may take, for every command that reads `--model`. */
-export function hubTimeoutFlag() {
-  return Flags.integer({
-    description:
-      'Seconds to wait for the Hugging Face Hub (or HF_ENDPOINT) when --model names a Hub id that is not cached.',
-    min: 1,
-    max: 3600,
-    default: DEFAULT_HUB_TIMEOUT_MS / 1000,
-    helpGroup: 'WORKLOAD',
-  })
 }
 
 /** Where Hub models are cached and how long to wait for the Hub: rigfit's cache folder and `--timeout`. */

@@ -1,6 +1,8 @@
 import { RigfitError } from '../errors.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import { SUPPORTED_MODEL_TYPES, type TypeTraits, traitsOf } from './family-traits.js'
+import { countParams } from './params.js'
+import { assertSaneParameterCount } from './size-bounds.js'
 import { nearestSupportedModelType, refuseUnpriceable } from './unpriceable.js'
 
 type Json = Record<string, unknown>
@@ -65,7 +67,7 @@ class ConfigReader {
     if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_CONFIG_INTEGER) {
       this.fail(
         name,
-        `must be a positive integer up to ${MAX_CONFIG_INTEGER.toLocaleString('en-US')}, got ${JSON.stringify(value)}`,
+        `must be a positive integer up to ${MAX_CONFIG_INTEGER.toLocaleString('en-US')}, got ${describeValue(value)}`,
       )
     }
     return value
@@ -75,7 +77,7 @@ class ConfigReader {
   ratio(name: string): number {
     const value = this.json[name]
     if (typeof value !== 'number' || !(value > 0 && value <= 1000))
-      this.fail(name, `must be a number above 0 and at most 1000, got ${JSON.stringify(value)}`)
+      this.fail(name, `must be a number above 0 and at most 1000, got ${describeValue(value)}`)
     return value
   }
 
@@ -92,7 +94,7 @@ class ConfigReader {
     if (!found) return 0
     const [name, value] = found
     if (typeof value !== 'number' || value < 0 || value > 1)
-      this.fail(name, `must be a number from 0 to 1, got ${JSON.stringify(value)}`)
+      this.fail(name, `must be a number from 0 to 1, got ${describeValue(value)}`)
     return value
   }
 
@@ -236,7 +238,7 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
   const bias = biasOf(reader, modelType, traits.bias)
 
   const name = reader.string('_name_or_path') || source
-  return {
+  const spec: ModelSpec = {
     schemaVersion: 1,
     id: source,
     name,
@@ -264,4 +266,13 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
         : reader.probability(FIELDS.attentionDropout),
     hiddenDropout: reader.probability(FIELDS.hiddenDropout),
   }
+  assertSaneParameterCount(countParams(spec).total, source)
+  return spec
+}
+
+/** A config value as a message shows it: JSON would print a number too large for a double (1e400) as null. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value))
+    return 'a number too large to represent (JSON numbers of 1e309 and above read as infinity)'
+  return JSON.stringify(value)
 }

@@ -23,5 +23,11 @@ export {
   safetensorsHeaderLength,
 } from './safetensors.js'
 export { generateModelShape, type ShapeFamily, type ShapeOptions } from './shape.js'
+export {
+  assertSaneMemory,
+  assertSaneParameterCount,
+  MAX_MEMORY_BYTES,
+  MAX_MODEL_PARAMETERS,
+} from './size-bounds.js'
 export { nearestSupportedModelType } from './unpriceable.js'
 export { WEIGHTS_AGREEMENT, weightsFromHeaders, weightsFromIndex } from './weights.js'

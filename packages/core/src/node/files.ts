@@ -49,8 +49,6 @@ export function listJsonFiles(dir: string): string[] {
 export interface ReadOptions {
   /** The folder the file must stay inside once links are resolved (a pack folder): a link out of it is refused. */
   within?: string
-  /** Accept a pipe as well (`--plan <(rigfit plan --json)`): read up to the same bound, never further. */
-  pipes?: boolean
 }
 
 /**
@@ -59,7 +57,10 @@ export interface ReadOptions {
  */
 export const MAX_INPUT_DOCUMENT_BYTES = 16 * 1024 * 1024
 
-export type TextRead = { ok: true; text: string } | { ok: false; tooLarge: boolean; message: string }
+export type TextRead =
+  | { ok: true; text: string }
+  /** `timedOut`: a FIFO or pipe that did not deliver within its deadline (see readInputText). */
+  | { ok: false; tooLarge: boolean; message: string; timedOut?: true }
 
 /**
  * Reads a regular file of at most `maxBytes` bytes. The bound counts the bytes actually read, not the size the
@@ -69,8 +70,7 @@ export type TextRead = { ok: true; text: string } | { ok: false; tooLarge: boole
 export function readTextFile(path: string, maxBytes: number, options: ReadOptions = {}): TextRead {
   const fail = (message: string, tooLarge = false): TextRead => ({ ok: false, tooLarge, message })
   const stats = statOrNull(path)
-  const readable = (st: { isFile(): boolean; isFIFO(): boolean }) =>
-    st.isFile() || (options.pipes === true && st.isFIFO())
+  const readable = (st: { isFile(): boolean }) => st.isFile()
   if (stats === null || !readable(stats)) return fail(stats ? 'not a regular file' : 'no such file')
   if (options.within !== undefined && !staysInside(path, options.within))
     return fail(`is a link to a file outside ${displayPath(options.within)}; a pack reads its own files only`)
@@ -92,12 +92,17 @@ export function readTextFile(path: string, maxBytes: number, options: ReadOption
       total += read
       if (total > maxBytes) return fail(`over the limit of ${maxBytes} bytes`, true)
     }
-    return { ok: true, text: buffer.toString('utf8', 0, total) }
+    return { ok: true, text: withoutByteOrderMark(buffer.toString('utf8', 0, total)) }
   } catch (error) {
     return fail(`cannot read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`)
   } finally {
     closeSync(fd)
   }
+}
+
+/** The text without a leading UTF-8 byte-order mark, which editors on Windows add and JSON.parse refuses. */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
 /** {@link readTextFile} for pack files: the text, or the problem naming the file. */

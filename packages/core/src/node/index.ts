@@ -23,6 +23,7 @@ export {
   type ValidationTarget,
 } from './load-pack.js'
 export { readFolderWeights, readSafetensorsHeader } from './model-weights.js'
+export { DEFAULT_INPUT_TIMEOUT_MS, readInputText } from './read-input.js'
 export { readModelFolder, resolveModel } from './resolve-model.js'
 export {
   assertReplaceable,

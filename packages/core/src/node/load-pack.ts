@@ -107,6 +107,14 @@ export function loadPacksIn(dir: string, location: PackLocation): PacksResult {
   if (!stats) return { packs: [], problems: [] }
   if (stats.isFile() || statOrNull(join(absolute, 'pack.json'))?.isFile())
     return collect([loadPackPath(absolute, location)])
+  if (!stats.isDirectory()) {
+    // /dev/null, a FIFO, a socket: neither a pack file nor a folder of packs; never opened.
+    const file = displayPath(absolute)
+    return {
+      packs: [],
+      problems: [problem('E_PACK_IO', null, file, null, '$', 'not a regular file or a folder')],
+    }
+  }
   const results: PackParseResult[] = []
   for (const entry of readdirSync(absolute, { withFileTypes: true }).sort((a, b) =>
     a.name < b.name ? -1 : 1,

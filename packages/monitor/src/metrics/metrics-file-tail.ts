@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs'
 
 const MAX_READ = 1024 * 1024
 
@@ -18,12 +18,16 @@ export class MetricsFileTail {
   poll(): string[] {
     let fd: number
     try {
-      fd = openSync(this.path, 'r')
+      // Non-blocking: a FIFO put in the file's place must not stop the monitor (opening one waits for a writer).
+      fd = openSync(this.path, constants.O_RDONLY | constants.O_NONBLOCK)
     } catch {
       return []
     }
     try {
-      const size = fstatSync(fd).size
+      const stats = fstatSync(fd)
+      // Only a regular file is followed by size; anything else is not a metrics file and is not read.
+      if (!stats.isFile()) return []
+      const size = stats.size
       if (size < this.offset) {
         this.offset = 0
         this.partial = ''

@@ -15,6 +15,13 @@ const STEP = /\b(?:step|iter|iteration)\s{0,4}[:=]?\s{0,4}(\d+)(?:\s{0,4}\/\s{0,
 const LOSS = new RegExp(`\\b(?:train[_ ])?loss\\s{0,4}[:=]?\\s{0,4}${NUMBER}`, 'i')
 const LEARNING_RATE = new RegExp(`\\b(?:lr|learning[_ ]rate)\\s{0,4}[:=]?\\s{0,4}${NUMBER}`, 'i')
 
+/** A count (a step, a batch, an epoch) only when it is a whole number a double holds exactly. */
+export function count(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  const value = Number(text)
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined
+}
+
 function finite(text: string | undefined): number | undefined {
   if (text === undefined) return undefined
   const value = Number(text)
@@ -28,11 +35,13 @@ function finite(text: string | undefined): number | undefined {
 export function parseLightningBar(line: string): TrainerMetrics | null {
   const bar = LIGHTNING_BAR.exec(line)
   if (bar === null) return null
-  const epoch = Number(bar[1])
-  const batch = Number(bar[2])
-  const perEpoch = Number(bar[3])
-  if (!(perEpoch > 0)) return null
-  const metrics: TrainerMetrics = { step: epoch * perEpoch + batch, epoch: epoch + batch / perEpoch }
+  const epoch = count(bar[1])
+  const batch = count(bar[2])
+  const perEpoch = count(bar[3])
+  if (epoch === undefined || batch === undefined || perEpoch === undefined || !(perEpoch > 0)) return null
+  const step = epoch * perEpoch + batch
+  if (!Number.isSafeInteger(step)) return null
+  const metrics: TrainerMetrics = { step, epoch: epoch + batch / perEpoch }
   const loss = finite(LIGHTNING_LOSS.exec(bar[4] ?? '')?.[1])
   if (loss !== undefined) metrics.loss = loss
   return metrics
@@ -47,9 +56,12 @@ export function parseStepLossLine(line: string): TrainerMetrics | null {
   if (step === null) return null
   const loss = finite(LOSS.exec(line.slice(step.index + step[0].length))?.[1])
   if (loss === undefined) return null
-  const metrics: TrainerMetrics = { step: Number(step[1]), loss }
-  const total = Number(step[2])
-  if (step[2] !== undefined && total > 0) metrics.totalSteps = total
+  // Digits past what a double holds exactly are not a step count (a garbled line).
+  const stepNumber = count(step[1])
+  if (stepNumber === undefined) return null
+  const metrics: TrainerMetrics = { step: stepNumber, loss }
+  const total = count(step[2])
+  if (total !== undefined && total > 0) metrics.totalSteps = total
   const lr = finite(LEARNING_RATE.exec(line)?.[1])
   if (lr !== undefined) metrics.learningRate = lr
   return metrics

@@ -1,5 +1,5 @@
 import { type MetricsSource, TrainerMetricsLine } from '@rigfit/core'
-import { parseLightningBar, parseStepLossLine } from './parse-text-progress.js'
+import { count, parseLightningBar, parseStepLossLine } from './parse-text-progress.js'
 import { parsePythonLiteral } from './python-literal.js'
 
 /** Training figures a trainer reported in one line; a figure it did not report is absent. */
@@ -49,9 +49,13 @@ export function parseTrainingLine(line: string): ParsedMetrics | null {
   }
   const bar = TQDM_BAR.exec(line)
   if (bar) {
-    const step = Number(bar[1])
-    const total = Number(bar[2])
-    return { source: 'tqdm', metrics: total > 0 ? { step, totalSteps: total } : { step } }
+    const step = count(bar[1])
+    const total = count(bar[2])
+    if (step === undefined) return null
+    return {
+      source: 'tqdm',
+      metrics: total !== undefined && total > 0 ? { step, totalSteps: total } : { step },
+    }
   }
   const lightning = parseLightningBar(line)
   if (lightning !== null) return { source: 'lightning', metrics: lightning }

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
 import {
   isSameProcessAlive,
   listDescendants,
@@ -30,6 +32,8 @@ export interface SpawnGroupOptions {
 }
 
 const POLL_MS = 25
+/** Built beside this file; absent when the sources run untranspiled (unit tests), where no watchdog is started. */
+const WATCHDOG_SCRIPT = fileURLToPath(new URL('./watchdog.js', import.meta.url))
 const RESIDENT_CACHE_MS = 500
 
 /**
@@ -50,6 +54,8 @@ export class ProcessGroup {
   private readonly marker = `${process.pid}-${randomUUID()}`
   /** The trainer's start time: processes older than it cannot be its descendants. */
   private readonly startTicks: number
+  /** Ends the tree if the monitor dies first (see watchdog.ts); told `done` once the tree is reaped. */
+  private watchdog: ChildProcess | null = null
 
   private constructor(
     command: string[],
@@ -63,6 +69,7 @@ export class ProcessGroup {
       detached: process.platform !== 'win32',
       windowsHide: true,
     })
+    this.startWatchdog()
     this.startTicks =
       process.platform === 'linux' && this.child.pid !== undefined
         ? (readProcessIdentity(options.procRoot, this.child.pid)?.startTime ?? 0)
@@ -85,6 +92,35 @@ export class ProcessGroup {
         if (this.child.pid === undefined) resolve()
       })
     })
+  }
+
+  /**
+   * Starts the watchdog beside the trainer, in a group of its own. Its stdin pipe is unref'd: it never keeps the
+   * monitor alive, and the kernel closes it when the monitor dies.
+   */
+  private startWatchdog(): void {
+    const pid = this.child.pid
+    if (pid === undefined || process.platform === 'win32' || !existsSync(WATCHDOG_SCRIPT)) return
+    const dog = spawn(
+      process.execPath,
+      [WATCHDOG_SCRIPT, String(pid), `${RUN_MARKER_VARIABLE}=${this.marker}`],
+      {
+        stdio: ['pipe', 'ignore', 'ignore'],
+        detached: true,
+        windowsHide: true,
+      },
+    )
+    dog.on('error', () => {})
+    dog.stdin?.on('error', () => {})
+    dog.unref()
+    ;(dog.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null)?.unref?.()
+    this.watchdog = dog
+  }
+
+  /** The tree is reaped: the watchdog may go. */
+  private releaseWatchdog(): void {
+    this.watchdog?.stdin?.end('done\n')
+    this.watchdog = null
   }
 
   static spawn(command: string[], options: SpawnGroupOptions): ProcessGroup {
@@ -187,13 +223,17 @@ export class ProcessGroup {
    * SIGTERM, then SIGKILL after the grace period. No orphans outlive the trainer.
    */
   async reap(graceMs: number): Promise<void> {
-    this.trackDescendants()
-    if (!this.anyAlive()) return
-    this.signalTree('SIGTERM')
-    this.signal('SIGCONT')
-    if (await this.waitUntilGone(Math.min(graceMs, 5000))) return
-    this.signalTree('SIGKILL')
-    await this.waitUntilGone(2000)
+    try {
+      this.trackDescendants()
+      if (!this.anyAlive()) return
+      this.signalTree('SIGTERM')
+      this.signal('SIGCONT')
+      if (await this.waitUntilGone(Math.min(graceMs, 5000))) return
+      this.signalTree('SIGKILL')
+      await this.waitUntilGone(2000)
+    } finally {
+      this.releaseWatchdog()
+    }
   }
 
   private signalTree(signal: NodeJS.Signals): void {

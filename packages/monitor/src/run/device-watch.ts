@@ -96,9 +96,14 @@ export class DeviceWatch {
     const { recorder, options } = this.run
     const inUse = this.run.state.inUse
     for (const problem of sample.problems) {
-      recorder.detectOnce(current, `tool:${problem}`, 'device-error', `nvidia-smi: ${problem}`, {
-        line: problem,
-      })
+      recorder.detectOnce(
+        current,
+        `tool:${problem}`,
+        'device-error',
+        `nvidia-smi: ${problem}`,
+        { line: problem },
+        { name: 'tool-problem', label: 'nvidia-smi lines that were not readings' },
+      )
     }
     if (!sample.gpusFresh || inUse === null || inUse.length === 0) return
     const present = new Set(sample.gpus.map((gpu) => gpu.index))

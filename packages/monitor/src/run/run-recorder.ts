@@ -3,6 +3,7 @@ import type { RecordSink } from '../record/record-sink.js'
 import type { MonitorView } from '../view/monitor-view.js'
 import type { MemoryFinding } from '../watch/memory-watch.js'
 import type { Attempt } from './attempt.js'
+import { RepeatLimit } from './repeat-limit.js'
 import type { RunClock } from './run-clock.js'
 
 /**
@@ -10,6 +11,8 @@ import type { RunClock } from './run-clock.js'
  * detection, action and notice goes through here, each stamped with the run's clock.
  */
 export class RunRecorder {
+  private readonly repeats = new RepeatLimit()
+
   constructor(
     private readonly sink: RecordSink,
     private readonly view: MonitorView,
@@ -41,17 +44,27 @@ export class RunRecorder {
     if (notify) this.view.notify('warning', message)
   }
 
-  /** A detection reported at most once per attempt under `key`. */
+  /**
+   * A detection reported at most once per attempt under `key`; with `kind`, only the first few of that kind in
+   * the run are recorded and told, the others counted (see tellHeldBack).
+   */
   detectOnce(
     state: Attempt,
     key: string,
     cause: MonitorCause,
     message: string,
     details: Record<string, unknown>,
+    kind?: { name: string; label: string },
   ): void {
     if (state.reported.has(key)) return
     state.reported.add(key)
+    if (kind !== undefined && !this.repeats.admit(kind.name, kind.label)) return
     this.detection(state, cause, message, details)
+  }
+
+  /** Tells how many messages of each kind were held back, once. */
+  tellHeldBack(): void {
+    for (const line of this.repeats.heldBack()) this.notice('warning', line)
   }
 
   /** What the memory watches found, each finding once per attempt. */

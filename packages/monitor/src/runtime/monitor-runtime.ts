@@ -26,7 +26,8 @@ export interface SampleSource {
   on(event: 'sample', listener: (sample: Sample) => void): unknown
   on(event: 'notice', listener: (level: 'info' | 'warning', message: string) => void): unknown
   start(): void
-  stop(): void
+  /** Ends the sampling tools; a promise settles once they are ended (bounded by a grace period). */
+  stop(): void | Promise<void>
 }
 
 export type ProcessEvent = NodeJS.Signals | 'exit'

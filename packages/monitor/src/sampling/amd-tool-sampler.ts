@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process'
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import type { MonitorGpuReading } from '@rigfit/core'
-import { parseAmdSmi, parseRocmSmiJson } from '@rigfit/profiler'
+import { parseAmdSmi, parseRocmSmiJson, runTool } from '@rigfit/profiler'
 import type { Clock, TimerHandle, Timers } from '../runtime/clock.js'
 
 export type AmdTool = 'amd-smi' | 'rocm-smi'
@@ -42,21 +41,20 @@ export function findAmdTool(env: NodeJS.ProcessEnv): { tool: AmdTool; path: stri
   return null
 }
 
-function run(path: string, args: string[], env: NodeJS.ProcessEnv): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile(
-      path,
-      args,
-      {
-        env,
-        timeout: CALL_TIMEOUT_MS,
-        killSignal: 'SIGKILL',
-        maxBuffer: MAX_OUTPUT_BYTES,
-        windowsHide: true,
-      },
-      (error, stdout) => resolve(error === null ? stdout : null),
-    )
+/** One call under the probes' discipline (own group, marker, byte bound, deadline); null when it failed. */
+async function run(
+  path: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+): Promise<string | null> {
+  const result = await runTool(path, args, {
+    env,
+    timeoutMs: CALL_TIMEOUT_MS,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    signal,
   })
+  return result.ok ? result.stdout : null
 }
 
 function toReading(row: AmdGpuRow): MonitorGpuReading {
@@ -92,6 +90,7 @@ export class AmdToolSampler {
   private fresh = false
   private timer: TimerHandle | undefined
   private stopped = false
+  private readonly abort = new AbortController()
 
   constructor(
     private readonly tool: { tool: AmdTool; path: string },
@@ -116,6 +115,8 @@ export class AmdToolSampler {
   stop(): void {
     this.stopped = true
     this.options.timers.clearTimeout(this.timer)
+    // A call in flight is ended with everything it started: the monitor's exit never waits on it.
+    this.abort.abort()
   }
 
   /** The latest sweep and whether it is new since the last take. */
@@ -131,12 +132,12 @@ export class AmdToolSampler {
     const env = this.options.env
     let parsed: AmdParseResult
     if (tool === 'amd-smi') {
-      this.staticText ??= await run(path, ['static', '--json'], env)
-      const metric = await run(path, ['metric', '--json'], env)
+      this.staticText ??= await run(path, ['static', '--json'], env, this.abort.signal)
+      const metric = await run(path, ['metric', '--json'], env, this.abort.signal)
       if (metric === null) return null
       parsed = this.staticText === null ? parseAmdSmi('[]', metric) : parseAmdSmi(this.staticText, metric)
     } else {
-      const text = await run(path, ROCM_SMI_ARGS, env)
+      const text = await run(path, ROCM_SMI_ARGS, env, this.abort.signal)
       if (text === null) return null
       parsed = parseRocmSmiJson(text)
     }

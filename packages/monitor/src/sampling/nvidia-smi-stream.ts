@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { EventEmitter } from 'node:events'
 import type { MonitorGpuReading } from '@rigfit/core'
-import { type NvidiaGpuRow, nvidiaQueryArgs, parseNvidiaSmiCsv } from '@rigfit/profiler'
+import { type NvidiaGpuRow, nvidiaQueryArgs, parseNvidiaSmiCsv, ToolStream } from '@rigfit/profiler'
 import { systemTimers, type TimerHandle, type Timers } from '../runtime/clock.js'
 
 /** The fields the monitor streams; every one is long-standing, so old drivers answer the query too. */
@@ -38,6 +37,12 @@ export interface NvidiaStreamEnd {
 }
 
 const MIB = 1024 * 1024
+/** A row is a few hundred characters; a longer line is not one, and is cut rather than held. */
+const MAX_LINE_CHARS = 4096
+/** Lines that were not rows kept per sweep: a tool printing garbage must not fill the monitor. */
+const MAX_PROBLEMS_PER_SWEEP = 5
+/** How long the tool has to end after SIGTERM before SIGKILL. */
+export const TOOL_STOP_GRACE_MS = 1000
 
 export function nvidiaRowToReading(row: NvidiaGpuRow): MonitorGpuReading {
   const bytes = (mib: number | null) => (mib === null ? null : Math.round(mib * MIB))
@@ -62,12 +67,10 @@ export function nvidiaRowToReading(row: NvidiaGpuRow): MonitorGpuReading {
  * for a moment, so a device that drops out simply leaves its row out of the next sweep.
  */
 export class NvidiaSmiStream extends EventEmitter<{ sweep: [NvidiaSweep]; end: [NvidiaStreamEnd] }> {
-  private child: ChildProcess | null = null
-  private pending = ''
+  private tool: ToolStream | null = null
   private current: NvidiaSweep = { readings: [], problems: [] }
   private flushTimer: TimerHandle | undefined
   private sweeps = 0
-  private stderrTail = ''
   private stopping = false
 
   private readonly timers: Timers
@@ -85,60 +88,35 @@ export class NvidiaSmiStream extends EventEmitter<{ sweep: [NvidiaSweep]; end: [
   }
 
   start(): void {
-    const child = spawn(this.options.command, nvidiaSmiStreamArgs(this.options.intervalMs), {
+    this.tool = new ToolStream(this.options.command, nvidiaSmiStreamArgs(this.options.intervalMs), {
       env: this.options.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own group: a Ctrl-C meant for the monitor must not kill the sampler before the trainer is down.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
+      maxLineChars: MAX_LINE_CHARS,
+      onLine: (line) => this.onData(line),
+      onEnd: (end) => {
+        this.flush()
+        if (this.stopping) return
+        this.emit('end', {
+          code: end.code,
+          signal: end.signal,
+          notFound: end.notFound,
+          sweeps: this.sweeps,
+          message: (end.spawnError ?? end.stderrTail).trim().split('\n').slice(-3).join(' | '),
+        })
+      },
     })
-    this.child = child
-    let notFound = false
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') notFound = true
-      else this.stderrTail = error.message
-    })
-    child.stdout?.setEncoding('utf8')
-    child.stdout?.on('data', (chunk: string) => this.onData(chunk))
-    child.stderr?.setEncoding('utf8')
-    child.stderr?.on('data', (chunk: string) => {
-      this.stderrTail = (this.stderrTail + chunk).slice(-2000)
-    })
-    child.on('close', (code, signal) => {
-      this.flush()
-      this.child = null
-      if (this.stopping) return
-      this.emit('end', {
-        code,
-        signal,
-        notFound,
-        sweeps: this.sweeps,
-        message: this.stderrTail.trim().split('\n').slice(-3).join(' | '),
-      })
-    })
+    this.tool.start()
   }
 
-  stop(): void {
+  /** Ends the tool and whatever it started (see ToolStream.stop); resolves within the grace period. */
+  stop(graceMs = TOOL_STOP_GRACE_MS): Promise<void> {
     this.stopping = true
     this.timers.clearTimeout(this.flushTimer)
-    const child = this.child
-    if (child?.pid === undefined) return
-    try {
-      child.kill('SIGTERM')
-    } catch {
-      // already gone
-    }
+    return this.tool?.stop(graceMs) ?? Promise.resolve()
   }
 
-  private onData(chunk: string): void {
+  private onData(line: string): void {
     if (this.stopping) return
-    this.pending += chunk
-    let newline = this.pending.indexOf('\n')
-    while (newline >= 0) {
-      this.onLine(this.pending.slice(0, newline))
-      this.pending = this.pending.slice(newline + 1)
-      newline = this.pending.indexOf('\n')
-    }
+    this.onLine(line)
     this.timers.clearTimeout(this.flushTimer)
     // A loop's rows arrive in one write; a short quiet gap means the sweep is complete.
     this.flushTimer = this.timers.setTimeout(
@@ -155,7 +133,7 @@ export class NvidiaSmiStream extends EventEmitter<{ sweep: [NvidiaSweep]; end: [
     if (row) {
       if (this.current.readings.some((reading) => reading.index === row.index)) this.flush()
       this.current.readings.push(nvidiaRowToReading(row))
-    } else if (problems.length > 0) {
+    } else if (problems.length > 0 && this.current.problems.length < MAX_PROBLEMS_PER_SWEEP) {
       this.current.problems.push(line)
     }
   }

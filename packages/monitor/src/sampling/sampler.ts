@@ -74,13 +74,15 @@ export class Sampler extends EventEmitter<{ sample: [Sample]; notice: ['info' | 
     this.timer.unref()
   }
 
-  stop(): void {
+  /** Stops sampling; resolves once the tools are ended (SIGKILL at most a grace period after SIGTERM). */
+  stop(): Promise<void> {
     this.stopped = true
     this.timers.clearInterval(this.timer)
     this.timers.clearTimeout(this.restartTimer)
-    this.nvidia?.stop()
+    const ending = this.nvidia?.stop() ?? Promise.resolve()
     this.nvidia = null
     this.amdTool?.stop()
+    return ending
   }
 
   /**

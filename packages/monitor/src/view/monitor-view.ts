@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream'
+import { printable } from '@rigfit/core'
 import { type Clock, systemClock } from '../runtime/clock.js'
 import { renderStatusLine, renderStatusLines, type ViewState } from './status-text.js'
 
@@ -25,8 +26,9 @@ export interface MonitorView {
 const COLORS: Record<Level, string> = { info: '\u001b[36m', warning: '\u001b[33m', error: '\u001b[31m' }
 const RESET = '\u001b[0m'
 
+/** The one place the monitor prints its messages: text from tools and files is shown escaped, never obeyed. */
 function message(io: ViewIo, level: Level, text: string): string {
-  const label = `rigfit: ${level === 'info' ? '' : `${level}: `}${text}`
+  const label = `rigfit: ${level === 'info' ? '' : `${level}: `}${printable(text)}`
   return io.color ? `${COLORS[level]}${label}${RESET}\n` : `${label}\n`
 }
 

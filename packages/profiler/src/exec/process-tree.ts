@@ -48,8 +48,35 @@ function carriesMarker(pid: number, marker: string): boolean {
   }
 }
 
+/**
+ * The processes a tool started, remembered while it lives: pid → start time. A child that clears its
+ * environment (`env -i`) and leaves the group and session (setsid) carries no marker and, once the tool exited,
+ * no parent link to it; remembering it while the link still exists is what finds it at the end.
+ */
+export type RememberedProcesses = Map<number, number>
+
+/** Adds the tool's current descendants (by parent links from `root`) to `into`. */
+export function rememberDescendants(root: number | undefined, into: RememberedProcesses): void {
+  if (!procAvailable || root === undefined) return
+  for (const pid of toolProcesses(root, null)) {
+    const stat = readStat(pid)
+    if (stat !== null) into.set(pid, stat.startTicks)
+  }
+}
+
+/** The remembered processes still alive as the same process (not a reused pid). */
+function stillRemembered(remembered: RememberedProcesses | undefined): number[] {
+  const out: number[] = []
+  for (const [pid, startTicks] of remembered ?? []) {
+    const stat = readStat(pid)
+    if (stat !== null && stat.startTicks === startTicks && stat.state !== 'Z' && stat.state !== 'X')
+      out.push(pid)
+  }
+  return out
+}
+
 /** Living processes started by the tool run: descendants of `root` by parent links, and carriers of the marker. */
-function toolProcesses(root: number | undefined, marker: string): number[] {
+function toolProcesses(root: number | undefined, marker: string | null): number[] {
   const stats: ProcStat[] = []
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
@@ -73,16 +100,17 @@ function toolProcesses(root: number | undefined, marker: string): number[] {
       }
     }
   }
-  for (const stat of stats) if (!found.has(stat.pid) && carriesMarker(stat.pid, marker)) found.add(stat.pid)
+  if (marker !== null)
+    for (const stat of stats) if (!found.has(stat.pid) && carriesMarker(stat.pid, marker)) found.add(stat.pid)
   const ended = new Set(
     stats.filter((stat) => stat.state === 'Z' || stat.state === 'X').map((stat) => stat.pid),
   )
   return [...found].filter((pid) => !ended.has(pid))
 }
 
-function kill(pid: number): void {
+function kill(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   try {
-    process.kill(pid, 'SIGKILL')
+    process.kill(pid, signal)
   } catch {
     // already gone, or not ours
   }
@@ -98,16 +126,79 @@ export function endToolProcesses(
   groupLeader: number | undefined,
   root: number | undefined,
   marker: string,
+  remembered?: RememberedProcesses,
 ): void {
-  if (groupLeader !== undefined) kill(-groupLeader)
+  signalToolProcesses(groupLeader, root, marker, 'SIGKILL', remembered)
+}
+
+/** Sends `signal` to the tool run's group and to every process of it found as endToolProcesses finds them. */
+export function signalToolProcesses(
+  groupLeader: number | undefined,
+  root: number | undefined,
+  marker: string,
+  signal: NodeJS.Signals,
+  remembered?: RememberedProcesses,
+): void {
+  if (groupLeader !== undefined) kill(-groupLeader, signal)
   if (!procAvailable) return
-  const killed = new Set<number>()
+  const signalled = new Set<number>()
+  for (const pid of stillRemembered(remembered)) {
+    kill(pid, signal)
+    signalled.add(pid)
+  }
   for (let round = 0; round < 5; round += 1) {
-    const fresh = toolProcesses(root, marker).filter((pid) => !killed.has(pid))
+    const fresh = toolProcesses(root, marker).filter((pid) => !signalled.has(pid))
     if (fresh.length === 0) return
     for (const pid of fresh) {
-      kill(pid)
-      killed.add(pid)
+      kill(pid, signal)
+      signalled.add(pid)
     }
+  }
+}
+
+/** How often a running tool's descendants are remembered (see RememberedProcesses). */
+const REMEMBER_EVERY_MS = 100
+
+/**
+ * The processes of one tool run: its marker, its process group (the leader's pid) and the descendants
+ * remembered while it runs. Every signal goes to all three.
+ */
+export class ToolProcesses {
+  readonly marker = newMarker()
+  private readonly remembered: RememberedProcesses = new Map()
+  private leader: number | undefined
+  private leaderAlive = false
+  private poll: NodeJS.Timeout | undefined
+
+  /** Starts remembering the descendants of the leader, now running. */
+  watch(leader: number | undefined): void {
+    if (leader === undefined) return
+    this.leader = leader
+    this.leaderAlive = true
+    if (!procAvailable) return
+    this.poll = setInterval(() => rememberDescendants(leader, this.remembered), REMEMBER_EVERY_MS)
+    this.poll.unref()
+  }
+
+  /** The leader exited: its children are re-parented, only the marker and what was remembered lead to them. */
+  leaderExited(): void {
+    this.leaderAlive = false
+    clearInterval(this.poll)
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.leaderAlive) rememberDescendants(this.leader, this.remembered)
+    signalToolProcesses(
+      this.leader,
+      this.leaderAlive ? this.leader : undefined,
+      this.marker,
+      signal,
+      this.remembered,
+    )
+  }
+
+  /** SIGKILL to everything of the run (see endToolProcesses). */
+  end(): void {
+    this.signal('SIGKILL')
   }
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { endToolProcesses, MARKER_VARIABLE, newMarker } from './process-tree.js'
+import { MARKER_VARIABLE, ToolProcesses } from './process-tree.js'
 
 export interface ToolResult {
   command: string
@@ -21,6 +21,8 @@ export interface RunToolOptions {
   env?: NodeJS.ProcessEnv
   /** Output beyond this many bytes per stream is dropped (a tool gone mad must not eat memory). */
   maxOutputBytes?: number
+  /** Aborting ends the tool and every process it started at once; the result says "stopped". */
+  signal?: AbortSignal
 }
 
 const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
@@ -30,6 +32,8 @@ const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024
  * pipe; a process it left behind (and that could not be found and ended) may hold the pipe open for good.
  */
 const EXIT_GRACE_MS = 200
+/** After an abort, how long the tool has between SIGTERM and SIGKILL. */
+const ABORT_GRACE_MS = 1000
 
 /**
  * Runs a tool asynchronously and never rejects. The tool runs in a process group of its own and with a marker
@@ -40,7 +44,8 @@ const EXIT_GRACE_MS = 200
 export function runTool(command: string, args: string[], options: RunToolOptions): Promise<ToolResult> {
   const started = performance.now()
   const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT
-  const marker = newMarker()
+  const processes = new ToolProcesses()
+  const marker = processes.marker
   return new Promise((resolve) => {
     let settled = false
     const out: Buffer[] = []
@@ -51,9 +56,12 @@ export function runTool(command: string, args: string[], options: RunToolOptions
     let grace: NodeJS.Timeout | undefined
     let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null
     let child: ReturnType<typeof spawn> | undefined
+    let abort = () => {}
     const finish = (fields: Pick<ToolResult, 'exitCode' | 'signal' | 'timedOut' | 'error'>) => {
       if (settled) return
       settled = true
+      processes.leaderExited()
+      options.signal?.removeEventListener('abort', abort)
       clearTimeout(timer)
       clearTimeout(grace)
       // Processes were ended where the tool exited or timed out; what is left is only our end of the pipes.
@@ -87,6 +95,7 @@ export function runTool(command: string, args: string[], options: RunToolOptions
       return
     }
     const running = child
+    processes.watch(running.pid)
 
     timer = setTimeout(() => {
       if (exited) {
@@ -95,7 +104,7 @@ export function runTool(command: string, args: string[], options: RunToolOptions
       }
       if (process.platform === 'win32') killWindowsTree(running.pid)
       // While the tool is alive its descendants are still linked to it: end them by parent links too.
-      else endToolProcesses(running.pid, running.pid, marker)
+      else processes.end()
       finish({
         exitCode: null,
         signal: 'SIGKILL',
@@ -103,6 +112,18 @@ export function runTool(command: string, args: string[], options: RunToolOptions
         error: `timed out after ${options.timeoutMs} ms`,
       })
     }, options.timeoutMs)
+
+    abort = () => {
+      if (process.platform === 'win32') killWindowsTree(running.pid)
+      else {
+        // SIGTERM now, SIGKILL after the grace period to whatever is left; the caller does not wait for it.
+        processes.signal('SIGTERM')
+        setTimeout(() => processes.end(), ABORT_GRACE_MS)
+      }
+      finish({ exitCode: null, signal: 'SIGKILL', timedOut: false, error: 'stopped' })
+    }
+    if (options.signal?.aborted) abort()
+    options.signal?.addEventListener('abort', abort, { once: true })
 
     running.stdout?.on('data', (chunk: Buffer) => {
       if (outBytes < maxBytes) out.push(chunk)
@@ -118,7 +139,8 @@ export function runTool(command: string, args: string[], options: RunToolOptions
     running.on('exit', (code, signal) => {
       exited = { code, signal }
       // Processes the tool left behind would keep the pipes open: ending them lets 'close' come at once.
-      if (process.platform !== 'win32') endToolProcesses(running.pid, undefined, marker)
+      processes.leaderExited()
+      if (process.platform !== 'win32') processes.end()
       grace = setTimeout(() => finishExited(code, signal), EXIT_GRACE_MS)
     })
     running.on('close', (code, signal) => finishExited(code, signal))

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type MonitorRecord, RigfitError } from '@rigfit/core'
-import { parseRunLog, type RunReport } from '@rigfit/report'
+import type { RunReport } from '@rigfit/report'
 
 const SUGGESTION =
   'Pass the --log-dir of a `rigfit monitor` run (by default rigfit-runs/<time>/), the folder that holds monitor.jsonl.'
@@ -35,6 +35,8 @@ export async function readRunReport(dir: string): Promise<RunReport> {
   if (text === null) {
     throw new RigfitError('input', 'E_RUN_NO_LOG', `${dir} has no monitor.jsonl`, { suggestion: SUGGESTION })
   }
+  // @rigfit/report loads vega: only a report asked for pays for it.
+  const { parseRunLog } = await import('@rigfit/report')
   const rotated = join(dir, 'monitor.1.jsonl')
   const older = await readIfPresent(rotated)
   const records: MonitorRecord[] = [

@@ -9,7 +9,6 @@ import {
   type Workload,
 } from '@rigfit/core'
 import { resolveModel } from '@rigfit/core/node'
-import { countDatasetFile } from './dataset-file.js'
 import { type PinFlagValues, pinFlags, pinsFromFlags } from './pin-flags.js'
 
 /** Flags that describe what the user wants to train, shared by `analyze` and `plan`. */
@@ -161,7 +160,11 @@ export async function workloadFromFlags(flags: WorkloadFlagValues): Promise<Work
   const dataset =
     flags.dataset === undefined
       ? null
-      : await countDatasetFile(flags.dataset, { tokenizer: flags.tokenizer, model: flags.model })
+      : // The dataset readers load only when a plan counts a dataset.
+        await (await import('./dataset-file.js')).countDatasetFile(flags.dataset, {
+          tokenizer: flags.tokenizer,
+          model: flags.model,
+        })
   return {
     schemaVersion: WORKLOAD_SCHEMA_VERSION,
     kind: pretrain ? 'pretrain' : 'finetune',

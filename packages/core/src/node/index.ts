@@ -22,6 +22,15 @@ export {
   type PacksResult,
   type ValidationTarget,
 } from './load-pack.js'
+export {
+  buildPrecheckedBundle,
+  loadPackPrechecked,
+  PRECHECKED_FORMAT,
+  type PrecheckedBundle,
+  type PrecheckedRead,
+  packDigest,
+  readPrecheckedBundle,
+} from './prechecked-packs.js'
 export { resolveModel } from './resolve-model.js'
 export {
   assertReplaceable,

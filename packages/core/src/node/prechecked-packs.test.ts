@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -127,6 +128,12 @@ describe('the pre-checked pack bundle', () => {
   it('has no digest for what is not a pack folder, and refuses to build from a pack that does not validate', () => {
     expect(packDigest(join(root, 'missing'))).toBeNull()
     expect(packDigest(bundlePath)).toBeNull()
+    // A FIFO among the rule files would block a read: it is no pack file, and the pack goes to full validation.
+    if (process.platform !== 'win32') {
+      const piped = writePack('zeta', 1)
+      execFileSync('mkfifo', [join(piped, 'rules', 'zeta-rule-9.json')])
+      expect(packDigest(piped)).toBeNull()
+    }
     const bad = writePack('epsilon', 1)
     writeFileSync(join(bad, 'rules', 'epsilon-rule-0.json'), '{"id": "epsilon-rule-0"}')
     expect(() => buildPrecheckedBundle([bad])).toThrow(/epsilon.*does not validate/s)

@@ -5,7 +5,7 @@ import { deepFreeze } from '../deep-freeze.js'
 import { PACK_LIMITS } from '../packs/limits.js'
 import type { LoadedPack } from '../packs/loaded-pack.js'
 import type { PackParseResult } from '../packs/parse-pack.js'
-import { listJsonFiles, readLimited, statOrNull } from './files.js'
+import { listJsonFiles, statOrNull } from './files.js'
 import { loadPackPath, type PackLocation } from './load-pack.js'
 
 /**
@@ -48,16 +48,30 @@ export function packDigest(root: string): string | null {
   const dir = resolve(root)
   if (!statOrNull(dir)?.isDirectory()) return null
   const hash = createHash('sha256')
-  const manifest = readLimited(join(dir, 'pack.json'), PACK_LIMITS.manifestBytes, { within: dir })
-  if ('problem' in manifest) return null
-  hash.update(`pack.json\0${manifest.text}\0`)
+  // Plain reads: the digest stands for the bytes, wherever they are read from, so a file that is not the text
+  // validated at build time (a link elsewhere included) differs and is validated in full.
+  const manifest = readBounded(join(dir, 'pack.json'), PACK_LIMITS.manifestBytes)
+  if (manifest === null) return null
+  hash.update('pack.json\0').update(manifest).update('\0')
   const rulesDir = join(dir, 'rules')
   for (const name of listJsonFiles(rulesDir)) {
-    const file = readLimited(join(rulesDir, name), PACK_LIMITS.ruleFileBytes, { within: dir })
-    if ('problem' in file) return null
-    hash.update(`rules/${name}\0${file.text}\0`)
+    const file = readBounded(join(rulesDir, name), PACK_LIMITS.ruleFileBytes)
+    if (file === null) return null
+    hash.update(`rules/${name}\0`).update(file).update('\0')
   }
   return hash.digest('hex')
+}
+
+/** A regular file's bytes, or null when it is missing, not a regular file (a FIFO would block), or over `maxBytes`. */
+function readBounded(path: string, maxBytes: number): Buffer | null {
+  const stats = statOrNull(path)
+  if (!stats?.isFile() || stats.size > maxBytes) return null
+  try {
+    const bytes = readFileSync(path)
+    return bytes.length <= maxBytes ? bytes : null
+  } catch {
+    return null
+  }
 }
 
 /**

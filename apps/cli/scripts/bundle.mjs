@@ -6,7 +6,7 @@
 // systeminformation (the profiler runs it in a worker by path). Heavy modules reached through `import()` (vega for
 // reports, the dataset readers, the exporters for --generate-configs, the monitor) stay in chunks of their own.
 // Run from apps/cli after `tsc -b`.
-import { readdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { build } from 'rolldown'
 
@@ -39,18 +39,24 @@ const input = Object.fromEntries(
   ]),
 )
 
-rmSync(OUT, { recursive: true, force: true })
+// Built beside the old bundle and swapped in: a rigfit started during a rebuild finds one bundle or the other.
+const next = `${OUT}.next-${process.pid}`
+rmSync(next, { recursive: true, force: true })
 await build({
   input,
   platform: 'node',
   external: (id) => EXTERNAL.some((pattern) => pattern.test(id)),
   logLevel: 'warn',
   output: {
-    dir: OUT,
+    dir: next,
     format: 'esm',
     entryFileNames: '[name].js',
     chunkFileNames: 'chunks/[name]-[hash].js',
     sourcemap: false,
   },
 })
+const old = `${OUT}.old-${process.pid}`
+if (existsSync(OUT)) renameSync(OUT, old)
+renameSync(next, OUT)
+rmSync(old, { recursive: true, force: true })
 console.log(`bundle: ${Object.keys(input).length} entry points into ${OUT}/`)

@@ -3,6 +3,7 @@ import module from 'node:module'
 
 // Cache compiled bytecode between runs (Node >= 22.1): module loading dominates a short command's start-up.
 module.enableCompileCache?.()
-const { execute } = await import('@oclif/core')
+// The bundled build (`pnpm build`): oclif and the commands in a few files rather than hundreds of modules.
+const { execute } = await import('../bundle/main.js')
 
 await execute({ dir: import.meta.url })

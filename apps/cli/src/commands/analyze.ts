@@ -3,7 +3,6 @@ import { MODES, type Mode, performanceScore } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
 import { clusterLine, resolvePlanningTarget } from '../lib/cluster.js'
 import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
-import { writeGeneratedConfigs } from '../lib/generate-configs.js'
 import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
 import { planModes } from '../lib/planning.js'
@@ -85,7 +84,12 @@ export default class Analyze extends RigfitCommand {
       throw explainedFitError(failure, await fitAlternatives(this, profile, workload, 'balanced', options))
     }
     const written = flags['generate-configs']
-      ? await writeGeneratedConfigs(plans, flags.out, flags.force)
+      ? // The exporters (and their YAML writer) load only when configs are written.
+        await (await import('../lib/generate-configs.js')).writeGeneratedConfigs(
+          plans,
+          flags.out,
+          flags.force,
+        )
       : []
     if (!this.jsonEnabled()) {
       this.log(

@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command, Config } from '@oclif/core'
 import { type LoadedPack, type PackProblem, printableLine, RigfitError } from '@rigfit/core'
-import { displayPath, loadCorePack, loadPackPath, loadPacksIn, uniquePacks } from '@rigfit/core/node'
+import {
+  displayPath,
+  loadCorePack,
+  loadPackPrechecked,
+  loadPacksIn,
+  type PrecheckedBundle,
+  readPrecheckedBundle,
+  uniquePacks,
+} from '@rigfit/core/node'
 import type { PackHookResult, RigfitHooks } from '@rigfit/core/plugin'
 
 export type { LoadedPack, PackHookResult, PackProblem }
@@ -106,12 +114,26 @@ export function loadAllPacks(command: Command, opts: { rulesDir?: string } = {})
   return pending
 }
 
+/** Where the build writes the bundled packs, validated once (`scripts/prechecked-packs.mjs`). */
+export const PRECHECKED_PACKS_FILE = join('dist', 'prechecked-packs.json')
+
+/**
+ * The packs validated when rigfit was built; null when the file is missing or fails its hash, and then every
+ * pack is validated in full.
+ */
+export function precheckedPacks(command: Command): PrecheckedBundle | null {
+  const read = readPrecheckedBundle(join(command.config.root, PRECHECKED_PACKS_FILE))
+  return read.ok ? read.bundle : null
+}
+
 async function collectPacks(command: Command, rulesDir: string | undefined): Promise<PacksLoad> {
-  const all: LoadedPack[] = [loadCorePack()]
+  const prechecked = precheckedPacks(command)
+  const all: LoadedPack[] = [loadCorePack(prechecked)]
   const { roots, problems } = await pluginPackRoots(command)
   const found = [...problems]
   for (const root of roots) {
-    const result = loadPackPath(root.root, { layer: 'vendor', kind: 'plugin', plugin: root.plugin })
+    const location = { layer: 'vendor', kind: 'plugin', plugin: root.plugin } as const
+    const result = loadPackPrechecked(root.root, location, prechecked)
     if (result.pack) all.push(result.pack)
     found.push(...result.problems)
   }

@@ -1,8 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type MonitorRecord, RigfitError } from '@rigfit/core'
-import { nodeRunLogs, RUN_LOG_FILE } from '@rigfit/monitor'
-import { parseRunLog, type RunReport } from '@rigfit/report'
+import type { RunReport } from '@rigfit/report'
 
 const SUGGESTION =
   'Pass the --log-dir of a `rigfit monitor` run (by default rigfit-runs/<time>/), the folder that holds monitor.jsonl.'
@@ -28,6 +27,7 @@ async function readLog(dir: string, file: string): Promise<MonitorRecord[] | nul
   const current = join(dir, file)
   const text = await readIfPresent(current)
   if (text === null) return null
+  const { parseRunLog } = await import('@rigfit/report')
   const rotated = join(dir, file.replace(/\.jsonl$/, '.1.jsonl'))
   const older = await readIfPresent(rotated)
   return [...(older === null ? [] : parseRunLog(older, rotated)), ...parseRunLog(text, current)]
@@ -44,6 +44,8 @@ export async function readRunReport(dir: string): Promise<RunReport | RunReport[
       suggestion: SUGGESTION,
     })
   }
+  // The monitor's log names and @rigfit/report (which loads vega) load only when a run report is asked for.
+  const { nodeRunLogs, RUN_LOG_FILE } = await import('@rigfit/monitor')
   const single = await readLog(dir, RUN_LOG_FILE)
   const perNode = single === null ? nodeRunLogs(await readdir(dir)) : []
   if (single === null && perNode.length === 0) {

@@ -8,7 +8,6 @@ import {
   WORKLOAD_SCHEMA_VERSION,
   type Workload,
 } from '@rigfit/core'
-import { countDatasetFile } from './dataset-file.js'
 import {
   DEFAULT_HUB_TIMEOUT_MS,
   type HubOptions,
@@ -182,7 +181,11 @@ export async function workloadFromFlags(flags: WorkloadFlagValues, cacheDir: str
   const dataset =
     flags.dataset === undefined
       ? null
-      : await countDatasetFile(flags.dataset, { tokenizer, model: flags.model })
+      : // The dataset readers load only when a plan counts a dataset.
+        await (await import('./dataset-file.js')).countDatasetFile(flags.dataset, {
+          tokenizer,
+          model: flags.model,
+        })
   return {
     schemaVersion: WORKLOAD_SCHEMA_VERSION,
     kind: pretrain ? 'pretrain' : 'finetune',

@@ -84,9 +84,15 @@ export function readTextFile(path: string, maxBytes: number, options: ReadOption
   try {
     // The file may have been swapped between the stat and the open: check what was opened.
     if (!readable(fstatSync(fd))) return fail('not a regular file')
-    const buffer = Buffer.alloc(maxBytes + 1)
+    // Sized from the stat (one byte more, to see the end), grown while a file that reported less keeps going.
+    let buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(stats.size + 1, 4096)))
     let total = 0
     for (;;) {
+      if (total === buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2))
+        buffer.copy(grown, 0, 0, total)
+        buffer = grown
+      }
       const read = readSync(fd, buffer, total, buffer.length - total, null)
       if (read === 0) break
       total += read

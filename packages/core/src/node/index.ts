@@ -23,6 +23,15 @@ export {
   type ValidationTarget,
 } from './load-pack.js'
 export { readFolderWeights, readSafetensorsHeader } from './model-weights.js'
+export {
+  buildPrecheckedBundle,
+  loadPackPrechecked,
+  PRECHECKED_FORMAT,
+  type PrecheckedBundle,
+  type PrecheckedRead,
+  packDigest,
+  readPrecheckedBundle,
+} from './prechecked-packs.js'
 export { DEFAULT_INPUT_TIMEOUT_MS, readInputText } from './read-input.js'
 export { readModelFolder, resolveModel } from './resolve-model.js'
 export {

@@ -2,6 +2,7 @@ import { MonitorRun } from './monitor-run.js'
 import { type MonitorOptions, validateMonitorOptions } from './options.js'
 import { prepareLogDirectory } from './record/log-directory.js'
 import { lockLogDirectory } from './record/log-lock.js'
+import { runLogFileName } from './record/node-log.js'
 import type { MonitorResult } from './run/monitor-result.js'
 import type { ViewIo } from './view/monitor-view.js'
 
@@ -14,7 +15,7 @@ export async function runMonitor(options: MonitorOptions, io: ViewIo = defaultIo
   validateMonitorOptions(options)
   prepareLogDirectory(options.logDir)
   // Before the log is opened: a second monitor must not replace (--force) the log of one that runs.
-  const lock = lockLogDirectory(options.logDir)
+  const lock = lockLogDirectory(options.logDir, runLogFileName(options.node ?? null))
   try {
     return await new MonitorRun(options, io).execute()
   } finally {

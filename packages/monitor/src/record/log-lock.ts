@@ -3,9 +3,18 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { RigfitError } from '@rigfit/core'
 import { readProcessIdentity } from '../process/proc-table.js'
+import { RUN_LOG_FILE } from './node-log.js'
 
-/** The lock file of a log folder: one monitor at a time writes there. */
+/** The lock file of a log folder's run log: one monitor at a time writes there. */
 export const LOCK_FILE = 'monitor.lock'
+
+/**
+ * The lock of one run log: `monitor.lock` for `monitor.jsonl`, `monitor-<node>.lock` for a node's log, so the
+ * nodes of one multi-node job share the run folder while two monitors of one node never share a log.
+ */
+export function lockFileOf(logFile: string): string {
+  return logFile.replace(/\.jsonl$/, '') + '.lock'
+}
 
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
 const MAX_LOCK_BYTES = 4096
@@ -64,12 +73,13 @@ function ownerAlive(owner: LockOwner): boolean {
 }
 
 /**
- * Takes the log folder for this monitor: creates `monitor.lock` (never through a link) naming this process. A
+ * Takes the log folder's `logFile` for this monitor: creates its lock (`monitor.lock` for `monitor.jsonl`; never
+ * through a link) naming this process. A
  * lock whose owner still runs is an error even with --force, since replacing its log would lose its records;
  * a lock left by a monitor that died (SIGKILL, power loss) is taken over.
  */
-export function lockLogDirectory(logDir: string): LogLock {
-  const path = join(logDir, LOCK_FILE)
+export function lockLogDirectory(logDir: string, logFile = RUN_LOG_FILE): LogLock {
+  const path = join(logDir, lockFileOf(logFile))
   const me: LockOwner = {
     pid: process.pid,
     host: hostname(),

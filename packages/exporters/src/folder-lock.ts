@@ -53,7 +53,14 @@ export async function lockExportFolder(dir: string): Promise<() => Promise<void>
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       const handle = await open(lock, 'wx', 0o644)
-      await handle.writeFile(`${process.pid}\n`)
+      try {
+        await handle.writeFile(`${process.pid}\n`)
+      } catch (error) {
+        // A full disk: the lock this export created goes with it, nothing left beside the folder.
+        await handle.close()
+        await unlink(lock).catch(() => {})
+        throw error
+      }
       await handle.close()
       return async () => {
         if ((await lockOwner(lock)) === process.pid) await unlink(lock).catch(() => {})

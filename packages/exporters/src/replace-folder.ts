@@ -13,7 +13,7 @@ import {
   writeFile,
 } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import type { ExportManifest } from '@rigfit/core'
+import { type ExportManifest, RigfitError } from '@rigfit/core'
 import { lockExportFolder, recoverExportFolder, siblings } from './folder-lock.js'
 import type { ExportFile } from './types.js'
 import { checkExportTargets, exportTargetPath, ioError } from './write-files.js'
@@ -83,7 +83,22 @@ export async function writeExportFolder(
 ): Promise<FolderWrite> {
   // A link to a folder is followed: the folder it names is the one replaced.
   const dir = await realpath(outDir).catch(() => outDir)
-  await mkdir(dirname(dir), { recursive: true })
+  const createdParent = await mkdir(dirname(dir), { recursive: true })
+  try {
+    return await writeLocked(dir, outDir, files, options)
+  } catch (error) {
+    // A failed export (a full disk) leaves no folder it created, not even the parent of --out.
+    if (createdParent !== undefined) await rm(createdParent, { recursive: true, force: true })
+    throw error instanceof RigfitError ? error : ioError(`cannot write the export to ${outDir}`, error)
+  }
+}
+
+async function writeLocked(
+  dir: string,
+  outDir: string,
+  files: ExportFile[],
+  options: { force: boolean; ownFiles: string[]; format: string; earlier: ExportManifest | null },
+): Promise<FolderWrite> {
   const unlock = await lockExportFolder(dir)
   try {
     const recovered = await recoverExportFolder(dir)

@@ -136,15 +136,16 @@ export async function resolvePlanningTarget(
   flags: InstanceFlagValues & { timeout?: number | undefined },
 ): Promise<{ profile: HardwareProfile; cluster: Cluster | null }> {
   if (flags.from !== undefined && !flags.instance) {
+    // Read once: --from may be a FIFO or pipe, which a second read would wait on for ever.
     const document = await loadProfileDocument(flags.from, inputTimeoutMs(flags))
-    if (document.kind === 'cluster') {
-      const cluster = clusterFromProfile(document.cluster, flags.from)
-      const overrides = overridesFromFlags(flags)
-      const profile = hasOverrides(overrides)
-        ? applyOverrides(cluster.profile, overrides, await loadAllCatalogEntries(command))
-        : cluster.profile
-      return { profile, cluster: { ...cluster, profile } }
-    }
+    const cluster = document.kind === 'cluster' ? clusterFromProfile(document.cluster, flags.from) : null
+    const base = cluster?.profile ?? (document.kind === 'node' ? document.profile : null)
+    if (base === null) throw new Error('a cluster profile without its weakest node')
+    const overrides = overridesFromFlags(flags)
+    const profile = hasOverrides(overrides)
+      ? applyOverrides(base, overrides, await loadAllCatalogEntries(command))
+      : base
+    return { profile, cluster: cluster ? { ...cluster, profile } : null }
   }
   return { profile: await resolvePlanningProfile(command, flags), cluster: null }
 }

@@ -6,8 +6,8 @@
 // systeminformation (the profiler runs it in a worker by path). Heavy modules reached through `import()` (vega for
 // reports, the dataset readers, the exporters for --generate-configs, the monitor) stay in chunks of their own.
 // Run from apps/cli after `tsc -b`.
-import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import { build } from 'rolldown'
 
 const OUT = 'bundle'
@@ -55,6 +55,13 @@ await build({
     sourcemap: false,
   },
 })
+// The monitor starts its trainer watchdog as a script of its own, by a path beside the module that starts it
+// (`new URL('./watchdog.js', import.meta.url)`): it goes beside every bundled file that holds that module.
+const WATCHDOG = join('node_modules', '@rigfit', 'monitor', 'dist', 'process', 'watchdog.js')
+for (const file of jsFiles(next)) {
+  if (readFileSync(file, 'utf8').includes('./watchdog.js'))
+    copyFileSync(WATCHDOG, join(dirname(file), 'watchdog.js'))
+}
 const old = `${OUT}.old-${process.pid}`
 if (existsSync(OUT)) renameSync(OUT, old)
 renameSync(next, OUT)

@@ -1,12 +1,6 @@
 import { loraParamsPerLayer, type ModelParts, modelParts } from '../model/params.js'
 import type { EstimateInput, EstimateResult, ModelSpec } from '../schemas/index.js'
-import {
-  type ActivationContext,
-  attentionHalfBytes,
-  blockBackwardWorkspace,
-  mlpHalfBytes,
-  normBytes,
-} from './activations.js'
+import { activationMemory } from './activation-stage.js'
 import { adaptersInFp32 } from './adapter-dtype.js'
 import { reservation } from './allocator.js'
 import { communicationBytes } from './communication.js'
@@ -14,25 +8,16 @@ import { fitVerdict, runKind } from './confidence.js'
 import {
   ALLOCATOR_FRAGMENTATION,
   ATTENTION_EFFICIENCY,
-  BANDWIDTH_EFFICIENCY,
-  ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE,
-  HOST_OPTIMIZER_GBS,
   INT8_BYTES_PER_PARAM,
   KERNEL_OVERHEAD_SECONDS,
-  LOSS_LOGIT_COPIES,
   MATMUL_EFFICIENCY,
   NF4_BYTES_PER_PARAM,
-  PCIE_EFFECTIVE_GBS,
-  UNFUSED_OPTIMIZER_TRAFFIC_FACTOR,
   ZERO_REDUCE_BUCKET_PER_HIDDEN_SQUARED,
 } from './constants.js'
-import { cudaContextBytes, devicePeakTflops } from './device.js'
-import { eagerElementwiseBytes } from './elementwise.js'
-import { adapterFlopsPerToken, attentionFlopsPerToken, flopsPerToken } from './flops.js'
+import { cudaContextBytes } from './device.js'
 import { gatheredWeightBytes } from './gathered.js'
-import { kernelsPerMicroStep, optimizerStepKernels } from './kernels.js'
-import { adafactorStateElements, OPTIMIZER_STEP_TRAFFIC, optimizerStateBytes } from './optimizer.js'
-import { scalingEfficiency } from './scaling.js'
+import { adafactorStateElements, optimizerStateBytes } from './optimizer.js'
+import { type StepThroughput, stepThroughput } from './throughput-stage.js'
 
 // Parameter counts depend only on the spec; the planner evaluates thousands of settings per spec.
 const partsCache = new WeakMap<ModelSpec, ModelParts>()
@@ -68,23 +53,49 @@ export const SHIPPED_TUNING: EstimateTuning = {
  * Per-device training memory and speed for one configuration. Pure and synchronous; takes the parsed input
  * (`EstimateInput.parse` fills defaults). Memory terms are each one's largest size during a step;
  * `peakAllocated` is the largest simultaneous sum, at the start of backward or at the optimizer step.
+ * A pipeline of named stages, each reading the input and the stages before it.
  */
 export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_TUNING): EstimateResult {
+  const params = parameterCounts(input)
+  const bytes = precisionBytes(input, params)
+  const shards = shardedMemory(input, params, bytes)
+  const acts = activationMemory(input, params, bytes)
+  const held: HeldMemory = { params, bytes, shards, acts }
+  const peaks = phasePeaks(input, held)
+  const alloc = allocatorMemory(input, tuning, held, peaks)
+  const speed = stepThroughput(input, tuning, held)
+  return estimateResult(input, held, peaks, alloc, speed)
+}
+
+export type ParameterCounts = ReturnType<typeof parameterCounts>
+export type PrecisionBytes = ReturnType<typeof precisionBytes>
+export type ShardedMemory = ReturnType<typeof shardedMemory>
+export type ActivationMemory = ReturnType<typeof activationMemory>
+export type PhasePeaks = ReturnType<typeof phasePeaks>
+export type AllocatorMemory = ReturnType<typeof allocatorMemory>
+/** What the model holds on a device before the step's peaks: the first four stages. */
+export interface HeldMemory {
+  params: ParameterCounts
+  bytes: PrecisionBytes
+  shards: ShardedMemory
+  acts: ActivationMemory
+}
+
+/** Parameters: with adapters the base is frozen and only the adapters train. */
+export function parameterCounts(input: EstimateInput) {
   const spec = input.model
   const parts = partsOf(spec)
   const lora = input.lora
-  const ranks = input.gpus * input.nodes
-  // The ranks one device's state is sharded over: ZeRO over the whole job, FSDP within its node (hybrid).
-  const shardRanks = input.sharding === 'fsdp' ? input.gpus : ranks
-  const h = spec.hidden
-
-  // Parameters: with adapters the base is frozen and only the adapters train.
   const adapters = lora ? spec.layers * loraParamsPerLayer(spec, lora) : 0
   const total = parts.total + adapters
   const trainable = lora ? adapters : parts.total
   const fullTraining = lora === null
+  return { parts, adapters, total, trainable, fullTraining }
+}
 
-  // Precision: bytes per trainable weight, gradient, fp32 master copy and optimizer state element.
+/** Precision: bytes per trainable weight, gradient, fp32 master copy and optimizer state element. */
+export function precisionBytes(input: EstimateInput, { parts, fullTraining }: ParameterCounts) {
+  const spec = input.model
   const precision = input.precision
   const fp32 = precision === 'fp32'
   const mixed = precision === 'fp16-mixed' || precision === 'bf16-mixed'
@@ -115,12 +126,42 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
         ? INT8_BYTES_PER_PARAM
         : frozenElement
   const frozenBytes = fullTraining ? 0 : frozenLinear * quantBytes + frozenOther * frozenElement
+  return {
+    precision,
+    fp32,
+    mixed,
+    e,
+    stage,
+    sharded,
+    fp32Adapters,
+    adapterBytes,
+    weightBytes,
+    gradBytes,
+    residualBytes,
+    masterBytes,
+    stateBytes,
+    frozenLinear,
+    quantBytes,
+    frozenBytes,
+  }
+}
 
+/** Weights, gradients and optimizer state on one device after sharding and offloading, and the buffers beside them. */
+export function shardedMemory(input: EstimateInput, params: ParameterCounts, bytes: PrecisionBytes) {
+  const spec = input.model
+  const lora = input.lora
+  const h = spec.hidden
+  const { parts, adapters, total, trainable, fullTraining } = params
+  const { mixed, stage, sharded, weightBytes, gradBytes, masterBytes, stateBytes, frozenBytes } = bytes
+  const ranks = input.gpus * input.nodes
+  // The ranks one device's state is sharded over: ZeRO over the whole job, FSDP within its node (hybrid).
+  const shardRanks = input.sharding === 'fsdp' ? input.gpus : ranks
   const offloadOptimizer = input.offload !== 'none'
   const offloadAll = input.offload === 'all'
   const weightShard = stage >= 3 ? shardRanks : 1
   const gradShard = stage >= 2 ? shardRanks : 1
   const optShard = stage >= 1 ? shardRanks : 1
+  const trainableShard = trainable / optShard
 
   const weightsTotal = trainable * weightBytes + frozenBytes
   const optimizerTotal =
@@ -153,53 +194,38 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   // DeepSpeed ZeRO-1/2 reduce the gradients through two 16-bit buckets during backward (ZeRO-3 and FSDP reduce
   // per gathered block, counted with the gathered weights).
   const reduceBuckets = stage === 1 || stage === 2 ? 2 * ZERO_REDUCE_BUCKET_PER_HIDDEN_SQUARED * h * h * 2 : 0
-
-  // Activations of the micro-batch.
-  const tokens = input.microBatch * input.seq
-  const ctx: ActivationContext = {
-    elementBytes: e,
-    residualBytes,
-    attention: input.attention,
-    fullTraining,
-    lora,
-    quantKeepsInputs: !fullTraining && input.quant === 'nf4' && input.quantKeepsInputs,
-    adapterBytes,
+  return {
+    ranks,
+    shardRanks,
+    offloadOptimizer,
+    offloadAll,
+    trainableShard,
+    weightsTotal,
+    weights,
+    gradients,
+    optimizer,
+    host,
+    ddpBuckets,
+    gathered,
+    headMatmul,
+    autocastCopies,
+    dequantBuffer,
+    reduceBuckets,
   }
-  const mlpHalf = mlpHalfBytes(spec, ctx)
-  const block = attentionHalfBytes(spec, ctx, input.seq) + mlpHalf
-  const keptPerBlock = input.gradCheckpointing ? h * residualBytes : block
-  const normSaved = normBytes(spec, ctx)
-  const lmHead = input.head === 'lm'
-  const edges =
-    (spec.hiddenDropout > 0 ? h : 0) +
-    (spec.kind === 'encoder' ? h * normSaved : h * normSaved + (fullTraining && lmHead ? h * e : 0))
-  const activations = tokens * (spec.layers * keptPerBlock + edges)
-  const workspace =
-    tokens * (blockBackwardWorkspace(spec, ctx, input.seq, mlpHalf) + (input.gradCheckpointing ? block : 0))
+}
 
-  // Logits and loss at the start of backward, or one chunk of them under a fused linear cross-entropy.
-  let logits = 0
-  if (lmHead) {
-    const lossBytes = mixed || fp32 || input.upcastLogits ? 4 : e
-    const perToken = spec.vocab * (e + lossBytes * LOSS_LOGIT_COPIES)
-    if (input.fusedLoss) {
-      // Liger's chunking keeps a chunk about the size of the hidden states (BT / ceil(V / H) tokens) and an
-      // fp32 gradient of the hidden states; the head's weight gradient is already among the gradients.
-      const chunk = Math.min(
-        tokens,
-        2 ** Math.ceil(Math.log2(Math.max(1, tokens / Math.ceil(spec.vocab / h)))),
-      )
-      logits = chunk * perToken + tokens * h * 4
-    } else {
-      logits = tokens * perToken
-    }
-  } else {
-    logits = input.microBatch * h * e * 2
-  }
-
+/** The two peaks: start of backward (everything saved plus the loss) and the optimizer step. */
+export function phasePeaks(input: EstimateInput, { params, bytes, shards, acts }: HeldMemory) {
+  const spec = input.model
+  const lora = input.lora
+  const h = spec.hidden
+  const { parts, fullTraining } = params
+  const { stateBytes } = bytes
+  const { trainableShard, offloadOptimizer, weights, optimizer, ddpBuckets, gradients } = shards
+  const { autocastCopies, gathered, dequantBuffer, reduceBuckets } = shards
+  const { tokens, keptPerBlock, activations, workspace, logits } = acts
   // Optimizer-step temporaries.
-  const trainableShard = trainable / optShard
-  const largestTrainable = fullTraining ? parts.largestTensor : lora.rank * Math.max(spec.ffn, h)
+  const largestTrainable = lora === null ? parts.largestTensor : lora.rank * Math.max(spec.ffn, h)
   let stepTemporaries = 0
   if (!offloadOptimizer) {
     if (input.optimizer === 'adamw' || input.optimizer === 'sgd-momentum') {
@@ -214,7 +240,6 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
     }
   }
 
-  // The two peaks: start of backward (everything saved plus the loss) and the optimizer step.
   const persistent = weights + optimizer + ddpBuckets
   const gradsDuringForward = input.gradAccum > 1 ? gradients : 0
   const backwardExtras = autocastCopies + gathered + dequantBuffer + reduceBuckets
@@ -232,6 +257,35 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   const stepPeak = persistent + gradients + stepTemporaries
   const backwardMax = Math.max(backwardPeak, backwardEndPeak)
   const peakAllocated = Math.max(backwardMax, stepPeak)
+  return {
+    largestTrainable,
+    stepTemporaries,
+    backwardExtras,
+    backwardPeak,
+    endExtras,
+    firstBlock,
+    backwardEndPeak,
+    stepPeak,
+    backwardMax,
+    peakAllocated,
+  }
+}
+
+/** What the caching allocator reserves around the peaks, the CUDA context and the communication buffers. */
+export function allocatorMemory(
+  input: EstimateInput,
+  tuning: EstimateTuning,
+  { params, bytes, shards, acts }: HeldMemory,
+  peaks: PhasePeaks,
+) {
+  const spec = input.model
+  const h = spec.hidden
+  const { fullTraining } = params
+  const { e, residualBytes, gradBytes } = bytes
+  const { ddpBuckets } = shards
+  const { tokens, activations, workspace, logits } = acts
+  const { largestTrainable, stepTemporaries, backwardExtras, backwardPeak, endExtras, firstBlock } = peaks
+  const { backwardEndPeak, stepPeak, backwardMax } = peaks
   const device = input.device
   const context =
     input.cudaContextBytes ??
@@ -263,95 +317,24 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   )
   const totalBytes = reserved + context + communication
   const other = ddpBuckets + Math.max(backwardExtras + Math.max(0, workspace - logits), stepTemporaries)
+  return { context, communication, reserved, releasable, totalBytes, other }
+}
 
+/** The `EstimateResult` of the stages: rounded bytes, the fit verdict against the device and its headroom. */
+function estimateResult(
+  input: EstimateInput,
+  { params, shards, acts }: HeldMemory,
+  peaks: PhasePeaks,
+  alloc: AllocatorMemory,
+  { throughput, speed }: StepThroughput,
+): EstimateResult {
+  const { parts, total, trainable } = params
+  const { weights, gradients, optimizer, host } = shards
+  const { activations, logits } = acts
+  const { peakAllocated, backwardMax, stepPeak } = peaks
+  const { context, communication, reserved, releasable, totalBytes, other } = alloc
+  const device = input.device
   const capacity = device ? device.vramBytes : null
-
-  let throughput: EstimateResult['throughput'] = null
-  let speed: EstimateResult['speed'] = null
-  if (device) {
-    const peakTflops = devicePeakTflops(device, precision, input.tf32)
-    const flopsOpts = { gradCheckpointing: input.gradCheckpointing, lora, head: input.head }
-    const hardwareFlops = flopsPerToken(spec, input.seq, flopsOpts)
-    const modelFlops = input.gradCheckpointing
-      ? flopsPerToken(spec, input.seq, { ...flopsOpts, gradCheckpointing: false })
-      : hardwareFlops
-    const tokensPerStep = tokens * input.gradAccum
-    const efficiency = input.matmulEfficiency ?? tuning.matmulEfficiency
-    // fp32 adapters multiply at the fp32 (or TF32) rate while the 16-bit base runs on the tensor cores.
-    const fp32AdapterFlops = fp32Adapters ? adapterFlopsPerToken(spec, flopsOpts) : 0
-    const fp32AdapterTime = fp32Adapters ? fp32AdapterFlops / devicePeakTflops(device, 'fp32', input.tf32) : 0
-    // Attention's products run at their own, lower rate: counted as if its FLOPs were that much larger.
-    const attentionFlops = attentionFlopsPerToken(spec, input.seq, input.gradCheckpointing)
-    const attentionExtra = attentionFlops * (1 / tuning.attentionEfficiency - 1)
-    const matmulSeconds =
-      (tokensPerStep * ((hardwareFlops + attentionExtra - fp32AdapterFlops) / peakTflops + fp32AdapterTime)) /
-      (1e12 * efficiency)
-
-    const bandwidth = device.memoryBandwidthGBs * 1e9 * BANDWIDTH_EFFICIENCY
-    const recompute = input.gradCheckpointing ? 4 / 3 : 1
-    // Element-wise work moves every saved byte a few times; weights are read by forward and by each backward
-    // matmul (one fewer for frozen weights); quantised weights are dequantised in every pass that uses them.
-    // Under torch.compile the element-wise chains are fused: each saved byte is written and read back a few
-    // times. Eager PyTorch runs every op on its own, so the block's traffic is counted op by op.
-    const blockTraffic = input.compile
-      ? ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE * block
-      : eagerElementwiseBytes(
-          spec,
-          {
-            elementBytes: e,
-            residualBytes,
-            attention: input.attention,
-            lora,
-            adapterBytes,
-          },
-          input.seq,
-        )
-    const elementwise =
-      tokens * spec.layers * blockTraffic * recompute + ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE * logits
-    const matmulWeights = spec.layers * parts.layerActive + headMatmul
-    const weightReads = (fullTraining ? 3 : 2) * recompute * matmulWeights * e
-    const dequant =
-      !fullTraining && input.quant !== 'none'
-        ? (input.gradCheckpointing ? 3 : 2) * frozenLinear * (quantBytes + 4)
-        : 0
-    const memorySeconds = (input.gradAccum * (elementwise + weightReads + dequant)) / bandwidth
-
-    const unfused = input.optimizerImpl === 'fused' ? 1 : UNFUSED_OPTIMIZER_TRAFFIC_FACTOR
-    const stepTraffic = OPTIMIZER_STEP_TRAFFIC[input.optimizer] * (stateBytes / 4) * unfused
-    // Offloaded, each GPU has its own PCIe link, but the ranks of a node step their shards on one host's memory
-    // bandwidth at the same time.
-    const optimizerSeconds = offloadOptimizer
-      ? (trainableShard * 2 * gradBytes) / (PCIE_EFFECTIVE_GBS * 1e9) +
-        (input.gpus * trainableShard * OPTIMIZER_STEP_TRAFFIC[input.optimizer]) / (HOST_OPTIMIZER_GBS * 1e9)
-      : (trainableShard * stepTraffic) / bandwidth
-    // Offloaded weights cross PCIe for forward and backward in every micro-batch.
-    const offloadSeconds = offloadAll
-      ? (input.gradAccum * 2 * weightsTotal) / shardRanks / (PCIE_EFFECTIVE_GBS * 1e9)
-      : 0
-
-    // Data parallelism pays for its gradient (and, sharded, parameter) traffic on every rank.
-    const scaling =
-      input.interconnect === null
-        ? 1
-        : scalingEfficiency(input.gpus, input.nodes, input.sharding, input.interconnect)
-    // A GPU is fed one kernel at a time by the host: each launch costs a fixed time, whatever the kernel's size.
-    const kernelSeconds =
-      device.kind === 'cpu'
-        ? 0
-        : tuning.kernelOverheadSeconds *
-          (input.gradAccum * kernelsPerMicroStep(input) + optimizerStepKernels(input))
-    const stepSeconds =
-      (matmulSeconds + memorySeconds + kernelSeconds + optimizerSeconds + offloadSeconds) / scaling
-    const perDevice = tokensPerStep / stepSeconds
-    throughput = {
-      tokensPerSecond: perDevice * ranks,
-      tokensPerSecondPerDevice: perDevice,
-      stepSeconds,
-      mfu: (perDevice * modelFlops) / (peakTflops * 1e12),
-    }
-    speed = { flopsPerToken: hardwareFlops, peakTflops, computeShare: matmulSeconds / stepSeconds }
-  }
-
   // Cached segments the allocator releases when the device runs short never make a run fail.
   const neededBytes = totalBytes - releasable
   const fit = capacity === null ? null : fitVerdict(neededBytes, capacity, runKind(input))

@@ -1,11 +1,14 @@
 import {
+  computeCapabilityNumber,
   effectiveBatchOf,
+  hasNativeBf16,
+  hasTf32,
   processesPerNode,
   RigfitError,
   strategyProblem,
   type TrainingPlan,
 } from '@rigfit/core'
-import { computeCapability, halfType, hasTf32 } from './plan-facts.js'
+import { deviceOf, halfType } from './plan-facts.js'
 
 /** One contradiction inside a plan, named by the field it concerns. */
 export interface PlanIssue {
@@ -53,13 +56,13 @@ export function checkPlan(plan: TrainingPlan): PlanIssue[] {
     add('settings.offload', `parameter offload needs ZeRO stage 3 or FSDP, not ${s.sharding}`)
   }
   const half = halfType(s.precision)
-  const cc = computeCapability(plan)
-  if (half === 'bf16' && s.device === 'cuda' && cc !== null && cc < 8) {
+  const cc = computeCapabilityNumber(plan.hardware.computeCapability)
+  if (half === 'bf16' && s.device === 'cuda' && Number.isFinite(cc) && !hasNativeBf16(deviceOf(plan))) {
     add('settings.precision', `bf16 needs compute capability 8.0 or newer; this GPU has ${cc}`)
   }
   if (half === 'fp16' && cpuDevice)
     add('settings.precision', 'fp16 training is not supported on the CPU; use bf16 or fp32')
-  if (s.tf32 && !hasTf32(plan)) {
+  if (s.tf32 && !hasTf32(deviceOf(plan))) {
     add(
       'settings.tf32',
       `TF32 exists on NVIDIA Ampere or newer (compute capability 8.0+) and AMD CDNA3 (gfx94x); this plan has ${s.device} ${plan.hardware.computeCapability ?? 'of unknown architecture'}`,

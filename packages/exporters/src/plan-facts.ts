@@ -1,4 +1,4 @@
-import type { Precision, TrainingPlan } from '@rigfit/core'
+import type { DeviceIdentity, Precision, TrainingPlan } from '@rigfit/core'
 
 /** The half type a precision computes in, or null for fp32. */
 export function halfType(precision: Precision): 'bf16' | 'fp16' | null {
@@ -12,28 +12,9 @@ export function isPureHalf(precision: Precision): boolean {
   return precision.endsWith('-true')
 }
 
-/** Compute capability as a number (8.6), or null when the plan has none (ROCm, Apple, CPU). */
-export function computeCapability(plan: TrainingPlan): number | null {
-  const raw = plan.hardware.computeCapability
-  if (raw === null) return null
-  const value = Number.parseFloat(raw)
-  return Number.isFinite(value) ? value : null
-}
-
-/**
- * The GPU has TF32 matrix math: NVIDIA Ampere and newer (compute capability 8.0+), or AMD CDNA3 and newer
- * (gfx94x MI300 series, gfx95x), whose xf32 PyTorch enables through the same `allow_tf32` switch.
- */
-export function hasTf32(plan: TrainingPlan): boolean {
-  if (isAmpereOrNewer(plan)) return true
-  const target = plan.hardware.computeCapability ?? ''
-  return plan.settings.device === 'rocm' && /^gfx9[4-9]\d$/.test(target)
-}
-
-/** TF32 exists on NVIDIA Ampere and newer (compute capability 8.0+); transformers' `tf32` flag only there. */
-export function isAmpereOrNewer(plan: TrainingPlan): boolean {
-  const cc = computeCapability(plan)
-  return plan.settings.device === 'cuda' && cc !== null && cc >= 8
+/** The plan's device for core's capability checks (a ROCm plan records its gfx target as the capability). */
+export function deviceOf(plan: TrainingPlan): DeviceIdentity {
+  return { kind: plan.settings.device, computeCapability: plan.hardware.computeCapability }
 }
 
 /** Optimizer steps between checkpoints, from the plan's checkpoint interval and step time. */

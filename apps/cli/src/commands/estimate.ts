@@ -6,6 +6,7 @@ import {
   type EstimateResult,
   estimate,
   fitVerdict,
+  hasFlashAttention,
   listModels,
   type ModelSpec,
   pointEstimateInput,
@@ -217,12 +218,7 @@ export default class Estimate extends RigfitCommand {
         `${device.name} has no native bfloat16; use --precision fp16-mixed (the estimate uses its fp32 rate).`,
       )
     }
-    if (
-      device &&
-      flags.attention === 'flash' &&
-      device.kind === 'cuda' &&
-      Number.parseFloat(device.computeCapability ?? '0') < 8
-    ) {
+    if (device && flags.attention === 'flash' && device.kind === 'cuda' && !hasFlashAttention(device)) {
       warnings.push(
         `FlashAttention 2 needs compute capability 8.0 or newer; ${device.name} runs sdpa's memory-efficient kernel instead (same memory).`,
       )

@@ -1,3 +1,4 @@
+import { computeCapabilityNumber } from '../device/capabilities.js'
 import type { Family, GpuVendor } from '../schemas/common.js'
 
 /**
@@ -33,7 +34,7 @@ function nvidiaFamily(name: string, capability: string | null): Family {
   }
   if (/\btitan\b/.test(name) && !/\btitan\s*v\b/.test(name)) return 'rtx20'
   if (DATACENTER_NAMES.some((pattern) => pattern.test(name))) return 'datacenter'
-  const cc = capability === null ? Number.NaN : Number(capability)
+  const cc = computeCapabilityNumber(capability)
   if (!Number.isFinite(cc)) return 'unknown'
   if (cc >= 12) return 'rtx50'
   if (cc >= 9 || cc === 8) return 'datacenter'

@@ -1,6 +1,6 @@
+import { computeCapabilityNumber } from '../device/capabilities.js'
 import type { EstimateDevice, EstimateInput } from '../schemas/index.js'
 import { NCCL_CHANNELS, NCCL_CONNECTION_BYTES, NCCL_CONNECTIONS_PER_CHANNEL } from './constants.js'
-import { computeCapabilityNumber } from './device.js'
 
 /** Channels NCCL opens between the ranks of a node over the link, by NVLink generation (NCCL_CHANNELS). */
 function ncclChannels(

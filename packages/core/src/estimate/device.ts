@@ -1,3 +1,4 @@
+import { computeCapabilityNumber } from '../device/capabilities.js'
 import type { EstimateDevice, GpuCatalogEntry, Precision } from '../schemas/index.js'
 import { CUDA_CONTEXT_BYTES } from './constants.js'
 
@@ -17,20 +18,6 @@ export function devicePeakTflops(device: EstimateDevice, precision: Precision, t
   if (tensor === null) return device.fp32Tflops
   if (precision.startsWith('bf16') && !device.bf16) return device.fp32Tflops
   return tensor
-}
-
-// A handful of distinct capabilities, read by every estimate: each string is parsed once.
-const majorCache = new Map<string, number>()
-
-/** The compute capability as a number (`"8.6"` -> 8.6); NaN when unknown. */
-export function computeCapabilityNumber(computeCapability: string | null): number {
-  if (computeCapability === null) return Number.NaN
-  let major = majorCache.get(computeCapability)
-  if (major === undefined) {
-    major = Number.parseFloat(computeCapability)
-    majorCache.set(computeCapability, major)
-  }
-  return major
 }
 
 /** Bytes of the CUDA/HIP context and loaded kernels, outside the caching allocator; none for CPU and MPS. */

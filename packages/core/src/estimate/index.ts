@@ -2,12 +2,7 @@ export { type ActivationContext, blockActivationBytes, blockBackwardWorkspace } 
 export { freedBlockServes, type Reservation, reservation, type StepMemory } from './allocator.js'
 export { FIT_BANDS, type FitBand, fallbackBand, fitVerdict, runKind } from './confidence.js'
 export * as ESTIMATE_CONSTANTS from './constants.js'
-export {
-  computeCapabilityNumber,
-  cudaContextBytes,
-  deviceFromCatalogEntry,
-  devicePeakTflops,
-} from './device.js'
+export { cudaContextBytes, deviceFromCatalogEntry, devicePeakTflops } from './device.js'
 export { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
 export { type FlopsOptions, flopsPerToken, matmulParamsPerToken } from './flops.js'
 export { adafactorStateElements, optimizerStateBytes } from './optimizer.js'

@@ -1,3 +1,4 @@
+import { hasFlashAttention } from '../device/capabilities.js'
 import type { Attention, Optimizer, Precision } from '../schemas/common.js'
 import type { SettingPins } from '../schemas/workload.js'
 import type { DecisionReader } from './decided.js'
@@ -24,9 +25,7 @@ export function computeSettings(
   const precision = choosePrecision(reader, devices)
   const attention = reader.resolve<Attention>(
     'attention',
-    devices.kind === 'cuda' && Number(devices.computeCapability ?? 0) >= 8 && precision !== 'fp32'
-      ? 'flash'
-      : 'sdpa',
+    hasFlashAttention(devices) && precision !== 'fp32' ? 'flash' : 'sdpa',
     'FlashAttention needs an Ampere or newer NVIDIA GPU and 16-bit activations; elsewhere PyTorch SDPA',
     { computeCapability: devices.computeCapability, precision },
   )

@@ -1,3 +1,4 @@
+import { hasFlashAttention } from '../device/capabilities.js'
 import { RigfitError } from '../errors.js'
 import type { Advice } from '../schemas/training-plan.js'
 import type { SettingPins, Workload } from '../schemas/workload.js'
@@ -151,11 +152,7 @@ export function pinWarnings(pins: SettingPins, devices: TrainingDevices): Advice
       `--precision ${pins.precision}: ${device.name} has no native bfloat16, so it runs at its fp32 rate; fp16-mixed uses its tensor cores.`,
     )
   }
-  if (
-    pins.attention === 'flash' &&
-    devices.kind === 'cuda' &&
-    Number.parseFloat(devices.computeCapability ?? '0') < 8
-  ) {
+  if (pins.attention === 'flash' && devices.kind === 'cuda' && !hasFlashAttention(devices)) {
     warn(
       'pinned-attention-unsupported',
       `--attention flash: FlashAttention 2 needs compute capability 8.0 or newer; ${device.name} runs SDPA's memory-efficient kernel instead (same memory).`,

@@ -1,3 +1,4 @@
+import { cpuHasBf16 } from '../device/capabilities.js'
 import type { DeviceKind } from '../schemas/common.js'
 import type { EstimateDevice } from '../schemas/estimate.js'
 import type { Gpu, HardwareProfile } from '../schemas/hardware-profile.js'
@@ -123,7 +124,7 @@ function cpuDevices(profile: HardwareProfile): TrainingDevices {
       fp16TensorTflops: null,
       fp32Tflops: Math.max(cpuPeakTflops(profile.cpu), 0.01),
       memoryBandwidthGBs: bandwidth,
-      bf16: profile.cpu.flags.avx512bf16 || profile.cpu.flags.amx,
+      bf16: cpuHasBf16(profile.cpu.flags),
       tf32: false,
       computeCapability: null,
     },

@@ -1,3 +1,4 @@
+import { computeCapabilityNumber } from '../device/capabilities.js'
 import type { Mode } from '../schemas/common.js'
 import type { Facts } from '../schemas/facts.js'
 import type { Gpu, HardwareProfile } from '../schemas/hardware-profile.js'
@@ -32,7 +33,7 @@ export function deriveFacts(
     : []
   const gpuCount = primary ? Math.max(0, Math.min(extra.gpus ?? sameModel.length, sameModel.length || 1)) : 0
   const vramGiB = primary ? round(primary.vramUsableBytes / GIB, 1) : 0
-  const cc = primary?.computeCapability ? Number(primary.computeCapability) : Number.NaN
+  const cc = computeCapabilityNumber(primary?.computeCapability)
   const usableCores = profile.cpu.usableCores
   const largestStore = [...profile.storage].sort((a, b) => b.freeBytes - a.freeBytes)[0]
 

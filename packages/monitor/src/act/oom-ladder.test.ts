@@ -40,8 +40,13 @@ describe('nextOomSettings', () => {
     const ckpt = { ...one, gradCheckpointing: true }
     expect(nextOomSettings(ckpt, '8.6')).toMatchObject({ settings: { precision: 'bf16-mixed' } })
     expect(nextOomSettings(ckpt, '7.5')).toMatchObject({ settings: { precision: 'fp16-mixed' } })
-    expect(nextOomSettings({ ...ckpt, device: 'cpu', gpus: 0 }, null)).toMatchObject({
+    // A CPU steps to bf16 only with bf16 instructions, as the planner decides; without them fp32 is the last rung.
+    expect(nextOomSettings({ ...ckpt, device: 'cpu', gpus: 0 }, null, true)).toMatchObject({
       settings: { precision: 'bf16-mixed' },
+    })
+    expect(nextOomSettings({ ...ckpt, device: 'cpu', gpus: 0 }, null, false)).toMatchObject({
+      exhausted: true,
+      tried: expect.arrayContaining(['precision is fp32 and this CPU has no native bf16']),
     })
     expect(nextOomSettings({ ...ckpt, precision: 'bf16-mixed' }, '8.6')).toMatchObject({ exhausted: true })
     expect(nextOomSettings({ ...ckpt, precision: null }, '8.6')).toMatchObject({ exhausted: true })

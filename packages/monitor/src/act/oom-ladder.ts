@@ -1,4 +1,4 @@
-import type { LaunchSettings, Precision } from '@rigfit/core'
+import { type LaunchSettings, mixedPrecisionFor } from '@rigfit/core'
 import type { SettingsChange } from './settings-change.js'
 
 export type OomStep = SettingsChange | { exhausted: true; tried: string[] }
@@ -6,9 +6,15 @@ export type OomStep = SettingsChange | { exhausted: true; tried: string[] }
 /**
  * The next rung after an out-of-memory failure. Halve the micro-batch and raise accumulation by the same
  * factor (effective batch unchanged); at micro-batch 1 enable gradient checkpointing; then leave fp32 for
- * mixed precision; then there is nothing left that keeps the training the same, and the ladder is exhausted.
+ * mixed precision (core's rule: bf16 where the device has it natively, else fp16 on a GPU; a CPU without bf16
+ * instructions has no such rung); then there is nothing left that keeps the training the same, and the ladder
+ * is exhausted. `cpuBf16` says whether this host's CPU has them (AVX512_BF16 or AMX).
  */
-export function nextOomSettings(settings: LaunchSettings, computeCapability: string | null): OomStep {
+export function nextOomSettings(
+  settings: LaunchSettings,
+  computeCapability: string | null,
+  cpuBf16 = false,
+): OomStep {
   if (settings.microBatch > 1) {
     const product = settings.microBatch * settings.gradAccum
     const microBatch = largestDivisorAtMost(product, Math.floor(settings.microBatch / 2))
@@ -28,8 +34,11 @@ export function nextOomSettings(settings: LaunchSettings, computeCapability: str
       ],
     }
   }
-  if (settings.precision === 'fp32') {
-    const lower = mixedPrecisionFor(settings.device, computeCapability)
+  const lower =
+    settings.precision === 'fp32'
+      ? mixedPrecisionFor({ kind: settings.device, computeCapability, cpuBf16 })
+      : null
+  if (lower !== null) {
     return {
       settings: { ...settings, precision: lower },
       changes: [`precision fp32 → ${lower}: activations in 16 bits, master weights stay fp32`],
@@ -42,19 +51,11 @@ export function nextOomSettings(settings: LaunchSettings, computeCapability: str
       'gradient checkpointing is on',
       settings.precision === null
         ? 'precision unknown (no plan, no --precision)'
-        : `precision is ${settings.precision}`,
+        : settings.precision === 'fp32'
+          ? 'precision is fp32 and this CPU has no native bf16'
+          : `precision is ${settings.precision}`,
     ],
   }
-}
-
-/** bf16 where the hardware has it (Ampere and newer, ROCm, CPU autocast), fp16 otherwise. */
-function mixedPrecisionFor(device: LaunchSettings['device'], computeCapability: string | null): Precision {
-  if (device === 'cuda') {
-    const major = computeCapability === null ? Number.NaN : Number(computeCapability.split('.')[0])
-    return major >= 8 ? 'bf16-mixed' : 'fp16-mixed'
-  }
-  if (device === 'mps') return 'fp16-mixed'
-  return 'bf16-mixed'
 }
 
 function largestDivisorAtMost(value: number, limit: number): number {

@@ -2,6 +2,7 @@ import type { ExitCause, MonitorCause } from '@rigfit/core'
 import { checkpointCadence } from '../act/checkpoint-cadence.js'
 import { type ExitStatus, exitCodeOf } from '../detect/classify-exit.js'
 import { CrashLoopGuard } from '../detect/crash-loop.js'
+import { hostCpuHasBf16 } from '../sampling/host-cpu-device.js'
 import type { Level } from '../view/monitor-view.js'
 import type { Attempt } from './attempt.js'
 import { MONITOR_STOPPED_EXIT_CODE, type MonitorResult } from './monitor-result.js'
@@ -45,6 +46,7 @@ export class AttemptOutcome {
       actions: o.actions,
       settings: run.settings,
       computeCapability: o.plan?.hardware.computeCapability ?? null,
+      cpuBf16: run.settings?.device === 'cpu' && hostCpuHasBf16(o.procRoot),
       inUse: run.inUse ?? [],
       visibleDevices: run.visibleDevices,
       lostDevices: state.lostDevices,

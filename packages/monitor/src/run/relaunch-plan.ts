@@ -12,6 +12,8 @@ export interface RelaunchInput {
   actions: MonitorActions
   settings: LaunchSettings | null
   computeCapability: string | null
+  /** This host's CPU has bf16 instructions (AVX512_BF16 or AMX): a CPU run's fp32 → bf16-mixed rung. */
+  cpuBf16?: boolean
   /** Physical indexes of the GPUs the failed attempt used. */
   inUse: readonly number[]
   visibleDevices: readonly number[] | null
@@ -93,7 +95,7 @@ export function planRelaunch(input: RelaunchInput): RelaunchPlan {
         skipped: null,
       }
     }
-    const step = nextOomSettings(input.settings, input.computeCapability)
+    const step = nextOomSettings(input.settings, input.computeCapability, input.cpuBf16)
     if ('exhausted' in step) {
       return {
         kind: 'stop',

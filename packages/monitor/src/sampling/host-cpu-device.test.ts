@@ -1,7 +1,7 @@
 import { cpus } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { readHostCpuDevice } from './host-cpu-device.js'
+import { hostCpuHasBf16, readHostCpuDevice } from './host-cpu-device.js'
 
 const fixture = (path: string) => fileURLToPath(new URL(`../../test/fixtures/${path}`, import.meta.url))
 const ryzen = {
@@ -42,5 +42,11 @@ describe('readHostCpuDevice', () => {
     expect(host.device.name).toBe(cpus()[0]?.model ?? 'CPU')
     expect(host.physicalCores).toBe(Math.max(1, cpus().length))
     expect(host.device.fp32Tflops).toBeGreaterThan(0)
+  })
+
+  it('reads whether the CPU has bf16 instructions, as the planner counts them', () => {
+    // The Zen 4 fixture lists avx512_bf16; a missing cpuinfo lists nothing.
+    expect(hostCpuHasBf16(ryzen.procRoot)).toBe(true)
+    expect(hostCpuHasBf16(fixture('missing'))).toBe(false)
   })
 })

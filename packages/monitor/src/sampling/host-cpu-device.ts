@@ -1,6 +1,6 @@
 import os from 'node:os'
 import { join } from 'node:path'
-import { cpuPeakTflops, type EstimateDevice } from '@rigfit/core'
+import { cpuHasBf16, cpuPeakTflops, type EstimateDevice } from '@rigfit/core'
 import { parseCpuinfo, trainingIsaFlags } from '@rigfit/profiler'
 import { readNumber, readTrimmed } from './read-sysfs.js'
 
@@ -22,6 +22,12 @@ export interface HostCpuSources {
   memoryBytes: number
   /** Cores this process may run on (default: os.availableParallelism()). */
   availableCores?: number
+}
+
+/** Whether this machine's CPU has bf16 instructions, from /proc/cpuinfo's flags. */
+export function hostCpuHasBf16(procRoot: string): boolean {
+  const info = parseCpuinfo(readTrimmed(join(procRoot, 'cpuinfo')) ?? '')
+  return cpuHasBf16(trainingIsaFlags(info.flags, process.arch))
 }
 
 /**
@@ -62,7 +68,7 @@ export function readHostCpuDevice(sources: HostCpuSources): HostCpuDevice {
       fp16TensorTflops: null,
       fp32Tflops: Math.max(fp32Tflops, 0.01),
       memoryBandwidthGBs: ASSUMED_HOST_BANDWIDTH_GBS,
-      bf16: flags.avx512bf16 || flags.amx,
+      bf16: cpuHasBf16(flags),
       tf32: false,
       computeCapability: null,
     },

@@ -1,12 +1,11 @@
 import type { Gpu } from '@rigfit/core'
-import { familyOf } from '@rigfit/core'
+import { amdPrecision, familyOf } from '@rigfit/core'
 import type { PciGpu } from '../linux/pci-gpus.js'
 import { parseAmdSmi } from '../parsers/amd-smi.js'
 import { normalizeBusId } from '../parsers/bus-id.js'
 import { type AmdGpuRow, parseRocmSmiJson } from '../parsers/rocm-smi.js'
 import { type ProbeContext, requireSuccess } from '../probe-runner.js'
 import { gpuRecord } from './gpu-record.js'
-import { amdPrecision } from './precision.js'
 
 /** gfx targets of AMD APUs (Raven, Renoir/Cezanne, Rembrandt, Raphael, Phoenix, Strix): integrated GPUs. */
 const APU_TARGETS = /^gfx(90[29c]|103[5-7]|110[3]|115[0-2])$/

@@ -1,9 +1,9 @@
 import type { Gpu } from '@rigfit/core'
+import { appleGpuFamily, applePrecision } from '@rigfit/core'
 import { RANGES } from '../parsers/limits.js'
 import { sysctlNumber } from '../parsers/sysctl.js'
 import type { MacDisplayGpu } from '../parsers/system-profiler.js'
 import { gpuRecord } from './gpu-record.js'
-import { appleGpuFamily, applePrecision } from './precision.js'
 
 const MIB = 1024 * 1024
 const GIB = 1024 * MIB

@@ -1,5 +1,5 @@
 import type { Gpu } from '@rigfit/core'
-import { familyOf } from '@rigfit/core'
+import { familyOf, nvidiaPrecision } from '@rigfit/core'
 import { findExecutable } from '../exec/which.js'
 import {
   type NvidiaGpuRow,
@@ -12,7 +12,6 @@ import {
 import { type NvidiaTopo, parseNvidiaTopo } from '../parsers/nvidia-topo.js'
 import { type ProbeContext, requireSuccess } from '../probe-runner.js'
 import { gpuRecord } from './gpu-record.js'
-import { nvidiaPrecision } from './precision.js'
 
 export interface NvidiaProbeData {
   rows: NvidiaGpuRow[]

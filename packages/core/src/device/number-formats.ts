@@ -1,4 +1,6 @@
-import type { Gpu, Support } from '@rigfit/core'
+import type { Support } from '../schemas/common.js'
+import type { Gpu } from '../schemas/index.js'
+import { hasFp8, isAmpereOrNewer, isCdna3, parseComputeCapability } from './capabilities.js'
 
 type PrecisionFacts = Pick<Gpu, 'tensorCores' | 'fp16' | 'bf16' | 'tf32' | 'fp8' | 'int8'>
 
@@ -9,16 +11,17 @@ type PrecisionFacts = Pick<Gpu, 'tensorCores' | 'fp16' | 'bf16' | 'tf32' | 'fp8'
  * GeForce GTX 16 and MX parts are Turing without tensor cores.
  */
 export function nvidiaPrecision(computeCapability: string, name: string): PrecisionFacts {
-  const [major = 0, minor = 0] = computeCapability.split('.').map(Number)
-  const cc = major * 10 + minor
+  const parsed = parseComputeCapability(computeCapability)
+  const cc = parsed === null ? 0 : parsed.major * 10 + parsed.minor
+  const device = { kind: 'cuda' as const, computeCapability }
   const noTensorCores = /GTX 16|\bMX\d{3}\b/i.test(name)
   const fp16: Support = cc === 61 ? 'emulated' : cc >= 53 ? 'yes' : 'emulated'
   return {
     tensorCores: cc >= 70 && !noTensorCores,
     fp16,
-    bf16: cc >= 80 ? 'yes' : cc >= 60 ? 'emulated' : 'no',
-    tf32: cc >= 80 ? 'yes' : 'no',
-    fp8: cc >= 89 ? 'yes' : 'no',
+    bf16: isAmpereOrNewer(device) ? 'yes' : cc >= 60 ? 'emulated' : 'no',
+    tf32: isAmpereOrNewer(device) ? 'yes' : 'no',
+    fp8: hasFp8(device) ? 'yes' : 'no',
     int8: cc >= 61 ? 'yes' : 'no',
   }
 }
@@ -30,7 +33,7 @@ export function nvidiaPrecision(computeCapability: string, name: string): Precis
  */
 export function amdPrecision(gfxTarget: string): PrecisionFacts {
   const target = gfxTarget.toLowerCase()
-  const cdna3 = /^gfx9(4[0-9a-f]|50)$/.test(target)
+  const cdna3 = isCdna3(target)
   const cdna = cdna3 || /^gfx90[8a]$/.test(target)
   const rdna3plus = /^gfx1[12]\d[0-9a-f]$/.test(target)
   const rdna4 = /^gfx12\d[0-9a-f]$/.test(target)

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { checkPlan } from '@rigfit/exporters'
+import { checkPlan } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
 import { workspaceFixture } from './helpers/workspace-fixtures.js'
 

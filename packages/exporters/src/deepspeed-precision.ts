@@ -1,7 +1,11 @@
-import { deepSpeedTrainedPrecision, type TrainingPlan } from '@rigfit/core'
-import { exporterAdvice, exporterTrace } from './advice.js'
-import { planPoint } from './estimate-input.js'
-import { reestimator } from './reestimate.js'
+import {
+  deepSpeedTrainedPrecision,
+  exporterAdvice,
+  exporterTrace,
+  planPoint,
+  reestimator,
+  type TrainingPlan,
+} from '@rigfit/core'
 
 const GIB = 1024 ** 3
 const gib = (bytes: number) => `${(bytes / GIB).toFixed(1)} GiB`

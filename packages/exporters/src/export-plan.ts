@@ -1,17 +1,25 @@
-import { type Advice, RigfitError, type TrainingPlan } from '@rigfit/core'
-import { exporterAdvice } from './advice.js'
-import { type CacheDecision, sizeCache } from './cache-sizing.js'
-import { assertPlanConsistent } from './check-plan.js'
+import {
+  type Advice,
+  assertPlanConsistent,
+  type CacheDecision,
+  decideStreaming,
+  deriveMetaPlans,
+  exporterAdvice,
+  type IoFacts,
+  NO_IO_FACTS,
+  type PhaseSummary,
+  planForNodes,
+  RigfitError,
+  type StreamingDecision,
+  sizeCache,
+  type TrainingPlan,
+} from '@rigfit/core'
 import { asDeepSpeedRuns } from './deepspeed-precision.js'
 import { engineOf } from './engine.js'
 import { FORMAT_NAMES } from './format-names.js'
-import { type IoFacts, NO_IO_FACTS } from './io-facts.js'
-import { deriveMetaPlans, type PhaseSummary } from './meta-phases.js'
-import { planForNodes } from './nodes.js'
 import { checkpointDir, planSlug } from './plan-facts.js'
 import { getFormat } from './registry.js'
 import { jsonDocument, textFile } from './render.js'
-import { decideStreaming, type StreamingDecision } from './streaming.js'
 import type { ClusterShape, Exporter, ExportFile, FormatContext } from './types.js'
 
 export interface ExportOptions {

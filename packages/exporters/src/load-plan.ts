@@ -1,8 +1,14 @@
-import { describeJsonError, HardwareProfile, RigfitError, TrainingPlan } from '@rigfit/core'
+import {
+  assertPlanConsistent,
+  describeJsonError,
+  HardwareProfile,
+  type IoFacts,
+  ioFactsFromProfile,
+  RigfitError,
+  TrainingPlan,
+} from '@rigfit/core'
 import { DEFAULT_INPUT_TIMEOUT_MS, MAX_INPUT_DOCUMENT_BYTES, readInputText } from '@rigfit/core/node'
 import type { z } from 'zod'
-import { assertPlanConsistent } from './check-plan.js'
-import { type IoFacts, ioFactsFromProfile } from './io-facts.js'
 
 export interface Document<T> {
   schema: z.ZodType<T>

@@ -1,8 +1,8 @@
-import type { TrainingPlan } from '@rigfit/core'
+import { halfType, type TrainingPlan } from '@rigfit/core'
 import type { Engine } from './engine.js'
 import { loraTargetModules } from './lora-modules.js'
 import { usesConv1D } from './model-classes.js'
-import { halfType, isPureHalf } from './plan-facts.js'
+import { isPureHalf } from './plan-facts.js'
 import { jsonDocument, textFile } from './render.js'
 import type { ExportFile } from './types.js'
 

@@ -1,20 +1,8 @@
-import type { DeviceIdentity, Precision, TrainingPlan } from '@rigfit/core'
-
-/** The half type a precision computes in, or null for fp32. */
-export function halfType(precision: Precision): 'bf16' | 'fp16' | null {
-  if (precision.startsWith('bf16')) return 'bf16'
-  if (precision.startsWith('fp16')) return 'fp16'
-  return null
-}
+import type { Precision, TrainingPlan } from '@rigfit/core'
 
 /** Pure half precision keeps the weights themselves in the half type, not only the compute. */
 export function isPureHalf(precision: Precision): boolean {
   return precision.endsWith('-true')
-}
-
-/** The plan's device for core's capability checks (a ROCm plan records its gfx target as the capability). */
-export function deviceOf(plan: TrainingPlan): DeviceIdentity {
-  return { kind: plan.settings.device, computeCapability: plan.hardware.computeCapability }
 }
 
 /** Optimizer steps between checkpoints, from the plan's checkpoint interval and step time. */

@@ -1,6 +1,5 @@
-import { isRigfitError, type TrainingPlan } from '@rigfit/core'
+import { checkPlan, isRigfitError, type TrainingPlan } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { checkPlan } from '../src/check-plan.js'
 import { exportPlan } from '../src/export-plan.js'
 import { parsePlan } from '../src/load-plan.js'
 import { loadFixturePlan } from './helpers/fixture-plans.js'

@@ -2,14 +2,13 @@ import { spawnSync } from 'node:child_process'
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseSizeBytes, type TrainingPlan } from '@rigfit/core'
+import type { TrainingPlan } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
 import { launchBackend } from '../src/engine.js'
 import { exportPlan } from '../src/export-plan.js'
 import { readPyDict } from '../src/formats/pytorch.js'
 import { parseSbatchDirectives, parseSrunFlags } from '../src/formats/slurm.js'
 import { parseTorchrunFlags } from '../src/formats/torchrun.js'
-import { parseByteSize } from '../src/index.js'
 import type { ExportFile } from '../src/types.js'
 import { writeExportFiles } from '../src/write-files.js'
 import { loadFixturePlan } from './helpers/fixture-plans.js'
@@ -327,13 +326,6 @@ describe('Hydra tells bf16 from fp16', () => {
       expect((group.device as Json).precision).toBe(precision)
       expect(group.device).not.toHaveProperty('mixed_precision')
     }
-  })
-})
-
-describe('sizes', () => {
-  it('export and plan read sizes with the one parser in core', () => {
-    expect(parseByteSize).toBe(parseSizeBytes)
-    expect(parseSizeBytes('800M')).toBe(800e6)
   })
 })
 

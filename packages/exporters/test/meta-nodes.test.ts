@@ -1,12 +1,16 @@
-import { scalingEfficiency, type TrainingPlan, TrainingPlan as TrainingPlanSchema } from '@rigfit/core'
+import {
+  checkPlan,
+  deriveMetaPlans,
+  planEstimateDevice,
+  planForNodes,
+  planPoint,
+  reestimator,
+  scalingEfficiency,
+  type TrainingPlan,
+  TrainingPlan as TrainingPlanSchema,
+} from '@rigfit/core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { checkPlan } from '../src/check-plan.js'
-import { planEstimateDevice } from '../src/estimate-device.js'
-import { planPoint } from '../src/estimate-input.js'
 import { exportPlan } from '../src/export-plan.js'
-import { deriveMetaPlans } from '../src/meta-phases.js'
-import { planForNodes } from '../src/nodes.js'
-import { reestimator } from '../src/reestimate.js'
 import { FIXTURE_NAMES, loadFixturePlan } from './helpers/fixture-plans.js'
 import { plannerPlan } from './helpers/planner-plan.js'
 

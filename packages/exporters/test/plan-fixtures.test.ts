@@ -1,6 +1,5 @@
-import { TrainingPlan } from '@rigfit/core'
+import { checkPlan, TrainingPlan } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { checkPlan } from '../src/check-plan.js'
 import { FIXTURE_NAMES, FIXTURE_RECIPES, fixturePath, loadFixturePlan } from './helpers/fixture-plans.js'
 import { plannerPlan } from './helpers/planner-plan.js'
 

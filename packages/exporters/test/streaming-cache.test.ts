@@ -1,8 +1,5 @@
+import { decideStreaming, type IoFacts, NO_IO_FACTS, sizeCache } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { sizeCache } from '../src/cache-sizing.js'
-import type { IoFacts } from '../src/io-facts.js'
-import { NO_IO_FACTS } from '../src/io-facts.js'
-import { decideStreaming } from '../src/streaming.js'
 import { loadFixturePlan } from './helpers/fixture-plans.js'
 
 const GB = 1e9

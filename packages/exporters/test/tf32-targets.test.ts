@@ -1,6 +1,5 @@
-import type { TrainingPlan } from '@rigfit/core'
+import { checkPlan, type TrainingPlan } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { checkPlan } from '../src/check-plan.js'
 import { exportPlan } from '../src/export-plan.js'
 import { loadFixturePlan } from './helpers/fixture-plans.js'
 

@@ -9,7 +9,6 @@ export {
 } from './act/launch-configs.js'
 export {
   deviceSelectionEnv,
-  effectiveBatchOf,
   initialSettings,
   launchEnv,
   parseVisibleDevices,

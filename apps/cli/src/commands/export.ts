@@ -1,12 +1,19 @@
 import { Flags, type Interfaces } from '@oclif/core'
-import { type Advice, MODES, type Mode, parseSizeBytes, RigfitError, type TrainingPlan } from '@rigfit/core'
+import {
+  type Advice,
+  ioFactsFromProfile,
+  MODES,
+  type Mode,
+  parseSizeBytes,
+  RigfitError,
+  type TrainingPlan,
+} from '@rigfit/core'
 import {
   EXPORT_MANIFEST_FILE,
   type ExportResult,
   exportPlan,
   FORMAT_NAMES,
   type FolderWrite,
-  ioFactsFromProfile,
   manifestEntry,
   manifestFile,
   readExportManifest,

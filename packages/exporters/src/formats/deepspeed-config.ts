@@ -1,14 +1,7 @@
-import { effectiveBatchOf, type TrainingPlan, worldSize } from '@rigfit/core'
+import { effectiveBatchOf, halfType, type TrainingPlan, worldSize } from '@rigfit/core'
 import { z } from 'zod'
 import { type Engine, engineOf, NVME_OFFLOAD_PATH, type OffloadTarget } from '../engine.js'
-import {
-  ADAM_BETAS,
-  ADAM_EPSILON,
-  GRAD_CLIP_NORM,
-  halfType,
-  WEIGHT_DECAY,
-  warmupSteps,
-} from '../plan-facts.js'
+import { ADAM_BETAS, ADAM_EPSILON, GRAD_CLIP_NORM, WEIGHT_DECAY, warmupSteps } from '../plan-facts.js'
 import type { ExportFile, FormatContext } from '../types.js'
 import { validateStructured } from '../validate.js'
 

@@ -1,4 +1,4 @@
-import { isAmpereOrNewer, type ModelSpec, type TrainingPlan } from '@rigfit/core'
+import { halfType, isAmpereOrNewer, type ModelSpec, planDevice, type TrainingPlan } from '@rigfit/core'
 import { z } from 'zod'
 import {
   type Engine,
@@ -16,9 +16,7 @@ import {
   checkpointDir,
   checkpointEverySteps,
   DEFAULT_SEED,
-  deviceOf,
   GRAD_CLIP_NORM,
-  halfType,
   isPureHalf,
   WEIGHT_DECAY,
   warmupSteps,
@@ -139,7 +137,7 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
     use_cpu: s.device === 'cpu',
   }
   // TrainingArguments raises on tf32=True below Ampere, so the field is written only where it can apply.
-  if (isAmpereOrNewer(deviceOf(plan))) args.tf32 = s.tf32
+  if (isAmpereOrNewer(planDevice(plan))) args.tf32 = s.tf32
   if (s.compile.enabled) args.torch_compile_mode = s.compile.mode
   if (s.dataloader.prefetchFactor !== null && s.dataloader.workers > 0) {
     args.dataloader_prefetch_factor = s.dataloader.prefetchFactor
@@ -332,7 +330,7 @@ export const hfFormat: Exporter = {
     const args = JSON.parse(
       files.find((f) => f.path === HF_ARGS_FILE)?.content ?? '{}',
     ) as Partial<HfTrainingArguments>
-    if (args.tf32 !== undefined && !isAmpereOrNewer(deviceOf(plan)))
+    if (args.tf32 !== undefined && !isAmpereOrNewer(planDevice(plan)))
       problems.push(`${HF_ARGS_FILE}: tf32 is set on a GPU older than Ampere`)
     return problems
   },

@@ -1,4 +1,4 @@
-import { processesPerNode, type TrainingPlan } from '@rigfit/core'
+import { halfType, processesPerNode, type TrainingPlan } from '@rigfit/core'
 import { stringify } from 'yaml'
 import { z } from 'zod'
 import { engineOf } from '../engine.js'
@@ -10,7 +10,7 @@ import {
   peftAdapterConfig,
 } from '../method.js'
 import { ATTN_IMPLEMENTATION } from '../model-classes.js'
-import { halfType, isPureHalf, planSlug } from '../plan-facts.js'
+import { isPureHalf, planSlug } from '../plan-facts.js'
 import { commentLines, provenance, textFile } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
 import { readStructured } from '../validate.js'

@@ -1,5 +1,4 @@
-import { TrainingPlan } from '@rigfit/core'
-import { checkPlan } from '../check-plan.js'
+import { checkPlan, TrainingPlan } from '@rigfit/core'
 import { jsonDocument, textFile } from '../render.js'
 import type { Exporter, ExportFile } from '../types.js'
 import { parseStructured, schemaProblems } from '../validate.js'

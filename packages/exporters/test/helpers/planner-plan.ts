@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import {
+  checkPlan,
   decide,
   deriveFacts,
   findCatalogModel,
@@ -15,7 +16,6 @@ import {
   type Workload,
 } from '@rigfit/core'
 import { loadCorePack } from '@rigfit/core/node'
-import { checkPlan } from '../../src/check-plan.js'
 
 const require = createRequire(import.meta.url)
 

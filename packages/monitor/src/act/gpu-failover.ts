@@ -1,5 +1,4 @@
-import type { LaunchSettings } from '@rigfit/core'
-import { effectiveBatchOf } from './launch-settings.js'
+import { effectiveBatchOf, type LaunchSettings } from '@rigfit/core'
 import type { SettingsChange } from './settings-change.js'
 
 /**

@@ -1,4 +1,10 @@
-import type { DeviceKind, LaunchSettings, Precision, TrainingPlan } from '@rigfit/core'
+import {
+  type DeviceKind,
+  effectiveBatchOf,
+  type LaunchSettings,
+  type Precision,
+  type TrainingPlan,
+} from '@rigfit/core'
 
 /** Settings given by flags; they win over the plan's. */
 export interface SettingsOverrides {
@@ -6,13 +12,6 @@ export interface SettingsOverrides {
   gradAccum?: number
   gradCheckpointing?: boolean
   precision?: Precision
-}
-
-/** microBatch x gradAccum x max(gpus, 1) x nodes, the plan's definition of the effective batch. */
-export function effectiveBatchOf(
-  settings: Pick<LaunchSettings, 'microBatch' | 'gradAccum' | 'gpus' | 'nodes'>,
-): number {
-  return settings.microBatch * settings.gradAccum * Math.max(settings.gpus, 1) * settings.nodes
 }
 
 /**

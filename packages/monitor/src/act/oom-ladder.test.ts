@@ -1,6 +1,5 @@
-import type { LaunchSettings } from '@rigfit/core'
+import { effectiveBatchOf, type LaunchSettings } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { effectiveBatchOf } from './launch-settings.js'
 import { nextOomSettings } from './oom-ladder.js'
 
 const base: LaunchSettings = {

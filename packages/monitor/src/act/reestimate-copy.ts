@@ -2,11 +2,14 @@ import {
   type EstimateDevice,
   type EstimateResult,
   estimate,
+  estimateInputAt,
+  planEstimateDevice,
+  planPoint,
+  processesPerNode,
   RigfitError,
   scalingEfficiency,
   type TrainingPlan,
 } from '@rigfit/core'
-import { estimateInputAt, planEstimateDevice, planPoint, processesPerNode } from '@rigfit/exporters'
 import type { HostCpuDevice } from '../sampling/host-cpu-device.js'
 import { formatGiB } from '../view/format.js'
 import { copyPower } from './copy-power.js'

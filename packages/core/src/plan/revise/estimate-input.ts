@@ -1,12 +1,7 @@
-import {
-  type EstimateDevice,
-  EstimateInput,
-  LoraSpec,
-  planTrainingPoint,
-  pointEstimateInput,
-  RigfitError,
-  type TrainingPlan,
-} from '@rigfit/core'
+import { RigfitError } from '../../errors.js'
+import { type EstimateDevice, EstimateInput, LoraSpec } from '../../schemas/estimate.js'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { planTrainingPoint, pointEstimateInput } from '../training-point.js'
 
 /** The settings a derived plan changes: sequence, batch shape and node count; everything else is the plan's. */
 export interface PlanPoint {

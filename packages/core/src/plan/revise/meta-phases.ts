@@ -1,8 +1,11 @@
-import { type Advice, effectiveBatchOf, gibText, RigfitError, type TrainingPlan } from '@rigfit/core'
-import { exporterAdvice, exporterTrace } from './advice.js'
+import { RigfitError } from '../../errors.js'
+import type { Advice, TrainingPlan } from '../../schemas/training-plan.js'
+import { gibText } from '../../units.js'
+import { effectiveBatchOf } from '../batch.js'
 import { assertPlanConsistent } from './check-plan.js'
 import { type PlanPoint, planPoint } from './estimate-input.js'
 import { type Reestimate, reestimator } from './reestimate.js'
+import { exporterAdvice, exporterTrace } from './revision-advice.js'
 import { runFigures } from './run-figures.js'
 
 /** Share of the token budget spent in phase A (bulk training at short sequence); phase B gets the rest. */

@@ -1,10 +1,7 @@
-import {
-  type ExportIoFacts,
-  type HardwareProfile,
-  type StorageKind,
-  TEXT_BYTES_PER_TOKEN,
-  type TrainingPlan,
-} from '@rigfit/core'
+import type { ExportIoFacts } from '../../schemas/export-manifest.js'
+import type { HardwareProfile, StorageKind } from '../../schemas/hardware-profile.js'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { TEXT_BYTES_PER_TOKEN } from '../../units.js'
 
 /** What the dataset decisions need to know about a machine's storage, network and memory. */
 export type IoFacts = ExportIoFacts

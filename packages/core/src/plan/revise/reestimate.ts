@@ -1,12 +1,8 @@
-import {
-  type EstimateDevice,
-  type EstimateResult,
-  effectiveBatchOf,
-  estimate,
-  scalingEfficiency,
-  type TrainingPlan,
-  worldSize,
-} from '@rigfit/core'
+import { estimate } from '../../estimate/estimate.js'
+import { scalingEfficiency } from '../../estimate/scaling.js'
+import type { EstimateDevice, EstimateResult } from '../../schemas/estimate.js'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { effectiveBatchOf, worldSize } from '../batch.js'
 import { planEstimateDevice } from './estimate-device.js'
 import { estimateInputAt, type PlanPoint, planPoint } from './estimate-input.js'
 

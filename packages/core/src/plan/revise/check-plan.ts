@@ -1,14 +1,9 @@
-import {
-  computeCapabilityNumber,
-  effectiveBatchOf,
-  hasNativeBf16,
-  hasTf32,
-  processesPerNode,
-  RigfitError,
-  strategyProblem,
-  type TrainingPlan,
-} from '@rigfit/core'
-import { deviceOf, halfType } from './plan-facts.js'
+import { computeCapabilityNumber, hasNativeBf16, hasTf32 } from '../../device/capabilities.js'
+import { RigfitError } from '../../errors.js'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { effectiveBatchOf, processesPerNode } from '../batch.js'
+import { strategyProblem } from '../strategy.js'
+import { halfType, planDevice } from './plan-precision.js'
 
 /** One contradiction inside a plan, named by the field it concerns. */
 export interface PlanIssue {
@@ -57,12 +52,12 @@ export function checkPlan(plan: TrainingPlan): PlanIssue[] {
   }
   const half = halfType(s.precision)
   const cc = computeCapabilityNumber(plan.hardware.computeCapability)
-  if (half === 'bf16' && s.device === 'cuda' && Number.isFinite(cc) && !hasNativeBf16(deviceOf(plan))) {
+  if (half === 'bf16' && s.device === 'cuda' && Number.isFinite(cc) && !hasNativeBf16(planDevice(plan))) {
     add('settings.precision', `bf16 needs compute capability 8.0 or newer; this GPU has ${cc}`)
   }
   if (half === 'fp16' && cpuDevice)
     add('settings.precision', 'fp16 training is not supported on the CPU; use bf16 or fp32')
-  if (s.tf32 && !hasTf32(deviceOf(plan))) {
+  if (s.tf32 && !hasTf32(planDevice(plan))) {
     add(
       'settings.tf32',
       `TF32 exists on NVIDIA Ampere or newer (compute capability 8.0+) and AMD CDNA3 (gfx94x); this plan has ${s.device} ${plan.hardware.computeCapability ?? 'of unknown architecture'}`,

@@ -1,12 +1,10 @@
-import {
-  type EstimateDevice,
-  estimate,
-  flopsPerToken,
-  processesPerNode,
-  RigfitError,
-  scalingEfficiency,
-  type TrainingPlan,
-} from '@rigfit/core'
+import { RigfitError } from '../../errors.js'
+import { estimate } from '../../estimate/estimate.js'
+import { flopsPerToken } from '../../estimate/flops.js'
+import { scalingEfficiency } from '../../estimate/scaling.js'
+import type { EstimateDevice } from '../../schemas/estimate.js'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { processesPerNode } from '../batch.js'
 import { estimateInputAt, planPoint } from './estimate-input.js'
 
 /** A trial bandwidth for the calibration below; any positive figure gives the same result. */

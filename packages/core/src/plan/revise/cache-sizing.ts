@@ -1,4 +1,4 @@
-import type { TrainingPlan } from '@rigfit/core'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
 import { datasetSize, fastestStorageWithRoom, formatBytes, type IoFacts } from './io-facts.js'
 
 /** Share of the RAM left after the run's own host memory that a dataset cache may take (the rest is page cache and OS). */

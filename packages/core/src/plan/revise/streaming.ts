@@ -1,4 +1,5 @@
-import { processesPerNode, type TrainingPlan } from '@rigfit/core'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { processesPerNode } from '../batch.js'
 import {
   datasetSize,
   fastestStorageWithRoom,

@@ -1,6 +1,9 @@
-import type { Advice, TraceEntry } from '@rigfit/core'
+import type { Advice, TraceEntry } from '../../schemas/training-plan.js'
 
-/** The source named in warnings and trace entries the exporters add to plans and exports. */
+/**
+ * The source named in warnings and trace entries that revising a plan adds (other nodes, meta phases, streaming):
+ * the name plans and exports have carried since the exporters did it, kept so they read the same.
+ */
 export const EXPORTERS_SOURCE = '@rigfit/exporters'
 
 export function exporterAdvice(id: string, message: string): Advice {

@@ -1,4 +1,5 @@
-import { planCheckpoints, type TrainingPlan } from '@rigfit/core'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { planCheckpoints } from '../checkpoints.js'
 
 export interface RunInput {
   /** Tokens the derived plan trains. */

@@ -1,15 +1,11 @@
-import {
-  effectiveBatchOf,
-  gibText,
-  processesPerNode,
-  RigfitError,
-  type TrainingPlan,
-  tokenBudget,
-  worldSize,
-} from '@rigfit/core'
-import { exporterAdvice, exporterTrace } from './advice.js'
+import { RigfitError } from '../../errors.js'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { gibText } from '../../units.js'
+import { effectiveBatchOf, processesPerNode, worldSize } from '../batch.js'
+import { tokenBudget } from '../token-budget.js'
 import { assertPlanConsistent } from './check-plan.js'
 import { interNodeEfficiency, reestimator } from './reestimate.js'
+import { exporterAdvice, exporterTrace } from './revision-advice.js'
 import { runFigures } from './run-figures.js'
 
 /**

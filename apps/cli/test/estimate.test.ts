@@ -143,12 +143,19 @@ describe('rigfit estimate', () => {
     expect(r.stderr).toContain('llama-3.1-8b')
   })
 
-  it('names the field a config.json lacks', () => {
+  it('names the field a config.json lacks where its model type has no Transformers default', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rigfit-estimate-'))
     const file = join(dir, 'config.json')
     writeFileSync(
       file,
-      JSON.stringify({ model_type: 'llama', hidden_size: 4096, num_hidden_layers: 32, vocab_size: 32000 }),
+      JSON.stringify({
+        model_type: 'my_llama',
+        hidden_act: 'silu',
+        rms_norm_eps: 1e-5,
+        hidden_size: 4096,
+        num_hidden_layers: 32,
+        vocab_size: 32000,
+      }),
     )
     const r = rigfit('--model', file, '--seq', '512', '--micro-batch', '1', '--json')
     expect(r.code).toBe(3)

@@ -11,6 +11,7 @@ import {
   type ModelSpec,
   pointEstimateInput,
   RigfitError,
+  resolveLoraTargets,
   runKind,
   type TrainingPoint,
 } from '@rigfit/core'
@@ -20,7 +21,6 @@ import { type EstimateContext, resolveEstimateContext } from '../lib/estimate-co
 import { stackFlags, stackInput } from '../lib/estimate-stack-flags.js'
 import { resolveModelArg } from '../lib/hub/resolve-model-arg.js'
 import { inputTimeoutFlags } from '../lib/input-timeout.js'
-import { parseLoraTargets } from '../lib/pin-flags.js'
 import { renderEstimate } from '../lib/render-estimate.js'
 import { writeEstimateReport } from '../lib/report-estimate.js'
 import { reportFlag } from '../lib/report-write.js'
@@ -107,7 +107,8 @@ export default class Estimate extends RigfitCommand {
       max: 65_536,
     }),
     'lora-targets': Flags.string({
-      description: 'Comma-separated layers to adapt, among q,k,v,o,gate,up,down (default q,v).',
+      description:
+        "Comma-separated layers to adapt: q,k,v,o,gate,up,down, all-linear, or the model's module names as PEFT takes them (q_proj,v_proj; c_attn; query_key_value; ...). Default q,v.",
       helpValue: 'q,k,v,...',
     }),
     quant: Flags.option({
@@ -185,7 +186,7 @@ export default class Estimate extends RigfitCommand {
       warnings.push(`${message}; RoPE models need position scaling to train well beyond it.`)
     }
 
-    const lora = parseLora(flags['lora-rank'], flags['lora-targets'], flags['lora-dropout'])
+    const lora = parseLora(model, flags['lora-rank'], flags['lora-targets'], flags['lora-dropout'])
     if (flags.quant !== 'none' && !lora) {
       throw new RigfitError(
         'usage',
@@ -332,6 +333,7 @@ function parseGiB(text: string, flag: '--vram' | '--ram'): number {
 }
 
 function parseLora(
+  model: ModelSpec,
   rank: number | undefined,
   targetsText: string | undefined,
   dropoutText: string | undefined,
@@ -357,7 +359,7 @@ function parseLora(
       },
     )
   }
-  return { rank, targets: parseLoraTargets(targetsText ?? 'q,v'), dropout }
+  return { rank, targets: resolveLoraTargets(targetsText ?? 'q,v', model), dropout }
 }
 
 /** The estimate judged against a what-if memory size: the same verdict and band as with a GPU. */

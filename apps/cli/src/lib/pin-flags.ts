@@ -2,11 +2,12 @@ import { Flags } from '@oclif/core'
 import {
   Attention,
   LoraTarget,
+  type ModelSpec,
   Offload,
   Optimizer,
   Precision,
   Quantization,
-  RigfitError,
+  resolveLoraTargets,
   type SettingPins,
   Sharding,
 } from '@rigfit/core'
@@ -67,7 +68,7 @@ export const pinFlags = {
     helpGroup,
   }),
   'lora-targets': Flags.string({
-    description: `Layers to adapt, comma-separated among ${LoraTarget.options.join(',')}.`,
+    description: `Layers to adapt, comma-separated: ${LoraTarget.options.join(',')}, all-linear, or the model's module names as PEFT takes them (q_proj, c_attn, query_key_value, ...).`,
     helpValue: 'q,k,v,...',
     helpGroup,
   }),
@@ -92,8 +93,8 @@ export interface PinFlagValues {
   quant?: Quantization | undefined
 }
 
-/** The pins of the command line, only those given. */
-export function pinsFromFlags(flags: PinFlagValues): SettingPins {
+/** The pins of the command line, only those given; LoRA targets named as `model`'s modules (PEFT's names) too. */
+export function pinsFromFlags(flags: PinFlagValues, model: ModelSpec | null): SettingPins {
   const pins: SettingPins = {
     microBatch: flags['micro-batch'],
     gradAccum: flags['grad-accum'],
@@ -104,27 +105,9 @@ export function pinsFromFlags(flags: PinFlagValues): SettingPins {
     sharding: flags.sharding,
     offload: flags.offload,
     loraRank: flags['lora-rank'],
-    loraTargets: flags['lora-targets'] === undefined ? undefined : parseLoraTargets(flags['lora-targets']),
+    loraTargets:
+      flags['lora-targets'] === undefined ? undefined : resolveLoraTargets(flags['lora-targets'], model),
     quant: flags.quant,
   }
   return Object.fromEntries(Object.entries(pins).filter(([, value]) => value !== undefined)) as SettingPins
-}
-
-/** `q,k,v` as LoRA target names, each checked, duplicates dropped. */
-export function parseLoraTargets(text: string): LoraTarget[] {
-  const names = text
-    .split(',')
-    .map((target) => target.trim())
-    .filter((target) => target !== '')
-  const valid = LoraTarget.options as readonly string[]
-  const bad = names.filter((target) => !valid.includes(target))
-  if (names.length === 0 || bad.length > 0) {
-    throw new RigfitError(
-      'usage',
-      'E_USAGE',
-      `--lora-targets: ${bad.length > 0 ? `unknown layer ${bad.map((name) => `"${name}"`).join(', ')}` : 'no layer given'}`,
-      { suggestion: `Choose among ${valid.join(',')}, e.g. --lora-targets q,k,v,o.` },
-    )
-  }
-  return [...new Set(names)] as LoraTarget[]
 }

@@ -102,15 +102,16 @@ export function renderEstimate(
   return `${lines.join('\n')}\n`
 }
 
-/** What the validation says about predictions of this kind of run. */
+/**
+ * What the validation says about predictions of this kind of run: the band, the n of measured runs it comes from
+ * and, when this kind has too few of its own, the kind it pools into.
+ */
 function band(result: EstimateResult): string {
   const c = result.confidence
   if (!c) return ''
-  const basis =
-    c.rows > 0
-      ? `${c.rows} measured ${c.kind} run${c.rows === 1 ? '' : 's'} held out by source`
-      : `no measured ${c.kind} runs; the band of the nearest measured kind`
-  return `Likely ${gib(c.low)}–${gib(c.high)} (−${(c.over * 100).toFixed(0)}%/+${(c.under * 100).toFixed(0)}%, ${basis}).`
+  const runs = c.basis === 'all' ? 'runs of every kind' : `${c.basis} runs`
+  const pooled = c.pooled ? `; too few ${c.kind} runs for a band of their own` : ''
+  return `Likely ${gib(c.low)}–${gib(c.high)} (−${(c.over * 100).toFixed(0)}%/+${(c.under * 100).toFixed(0)}%: ${(c.coverage * 100).toFixed(0)}% of n=${c.rows} measured ${runs}, held out by source, fell inside${pooled}).`
 }
 
 function verdict(result: EstimateResult, paint: Paint): string {

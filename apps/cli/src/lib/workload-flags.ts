@@ -206,7 +206,7 @@ export async function workloadFromFlags(flags: WorkloadFlagValues, cacheDir: str
     targetEffectiveBatch: flags['target-batch'] ?? null,
     seq: flags.seq ?? null,
     nodes: flags.nodes,
-    pins: pinsFromFlags(flags),
+    pins: pinsFromFlags(flags, model),
   }
 }
 

@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import type { RunKind } from '../schemas/index.js'
-import { type FitBand, fallbackBand, fitVerdict, runKind } from './confidence.js'
+import * as calibration from './band-calibration.js'
+import { type FitBand, fitVerdict, runKind } from './confidence.js'
+import { bandPath, PARENT_KIND, poolsInto } from './run-kinds.js'
 
-const none: FitBand = { under: 0, over: 0, rows: 0 }
-const bands = (over: Partial<Record<RunKind, FitBand>>): Record<RunKind, FitBand> => ({
-  full: none,
-  lora: none,
-  qlora: none,
-  'full-multi-gpu': none,
-  'lora-multi-gpu': none,
-  'qlora-multi-gpu': none,
-  ...over,
+const KINDS: RunKind[] = ['full', 'lora', 'qlora', 'full-multi-gpu', 'lora-multi-gpu', 'qlora-multi-gpu']
+const band = (under: number, over: number, rows = 40): FitBand => ({
+  under,
+  over,
+  rows,
+  basis: 'full',
+  coverage: 0.9,
 })
+const bands = (b: FitBand) =>
+  Object.fromEntries(KINDS.map((k) => [k, { ...b, basis: k }])) as Record<RunKind, FitBand>
+
+/** n ratios spread evenly from `from` to `to`. */
+const spread = (kind: RunKind, n: number, from: number, to: number): calibration.HeldOutRatio[] =>
+  Array.from({ length: n }, (_, i) => ({ kind, ratio: from + ((to - from) * i) / Math.max(1, n - 1) }))
 
 describe('run kinds and fit verdicts', () => {
   it('names the kind from the method and the GPU count', () => {
@@ -23,23 +29,73 @@ describe('run kinds and fit verdicts', () => {
     expect(runKind({ lora: null, quant: 'none', gpus: 8, nodes: 1 })).toBe('full-multi-gpu')
   })
 
+  it('pools each kind into its method, and every method into all runs', () => {
+    expect(bandPath('lora-multi-gpu')).toEqual(['lora-multi-gpu', 'lora', 'all'])
+    expect(bandPath('qlora')).toEqual(['qlora', 'all'])
+    for (const kind of KINDS) {
+      expect(bandPath(kind).at(-1)).toBe('all')
+      expect(poolsInto(kind, 'all')).toBe(true)
+      expect(poolsInto(kind, kind)).toBe(true)
+    }
+    expect(poolsInto('lora', 'lora-multi-gpu')).toBe(false)
+    expect(PARENT_KIND.all).toBeNull()
+  })
+
   it('is borderline wherever the band straddles the capacity', () => {
-    const b = bands({ full: { under: 0.2, over: 0.1, rows: 4 } })
+    const b = bands(band(0.2, 0.1, 24))
     for (const total of [50, 80, 83.3, 90, 100, 111, 120]) {
       const { verdict, confidence } = fitVerdict(total * 1e9, 100e9, 'full', b)
       const expected = total * 1.2 <= 100 ? 'fits' : total * 0.9 > 100 ? 'does-not-fit' : 'borderline'
       expect(verdict, String(total)).toBe(expected)
-      expect(confidence).toMatchObject({ kind: 'full', under: 0.2, over: 0.1, rows: 4 })
+      expect(confidence).toMatchObject({ kind: 'full', under: 0.2, over: 0.1, rows: 24, pooled: false })
+    }
+  })
+})
+
+describe('band calibration', () => {
+  it('holds the middle 90% of the ratios, so one outlier does not widen the band', () => {
+    for (const n of [20, 37, 100, 251]) {
+      const ratios = spread('full', n, 0.8, 1.3).map((r) => r.ratio)
+      const b = calibration.bandOf([...ratios, 3], 'full')
+      // The outlier at 3x lies outside; the band is the quantiles, not the extremes.
+      expect(b.under, String(n)).toBeLessThan(0.4)
+      expect(b.rows).toBe(n + 1)
+      const inside = [...ratios, 3].filter((r) => r <= 1 + b.under + 1e-9 && r >= 1 - b.over - 1e-9).length
+      expect(inside / (n + 1)).toBeGreaterThanOrEqual(calibration.BAND_COVERAGE)
+      expect(inside / (n + 1)).toBeLessThanOrEqual(calibration.BAND_COVERAGE + 0.08)
+      expect(b.coverage).toBeCloseTo(inside / (n + 1), 3)
     }
   })
 
-  it('gives a kind without measured runs the widest measured band', () => {
-    const b = bands({ full: { under: 0.2, over: 0.05, rows: 4 }, lora: { under: 0.1, over: 0.3, rows: 2 } })
-    expect(fallbackBand(b)).toEqual({ under: 0.2, over: 0.3, rows: 0 })
-    expect(fitVerdict(90e9, 100e9, 'qlora', b).confidence).toMatchObject({ under: 0.2, over: 0.3, rows: 0 })
-    expect(fitVerdict(90e9, 100e9, 'qlora', b).verdict).toBe('borderline')
-    // A multi-GPU kind without runs takes its method's one-GPU band.
-    expect(fallbackBand(b, 'lora-multi-gpu')).toEqual({ under: 0.1, over: 0.3, rows: 0 })
-    expect(fitVerdict(50e9, 100e9, 'full-multi-gpu', b).confidence).toMatchObject({ under: 0.2, over: 0.05 })
+  it('never computes a band from fewer than 20 rows: a smaller kind takes its parent, then all runs', () => {
+    for (const own of [0, 1, 2, calibration.MIN_BAND_ROWS - 1, calibration.MIN_BAND_ROWS]) {
+      const heldOut = [
+        ...spread('full', 30, 0.9, 1.1),
+        ...spread('lora', 5, 0.95, 1.05),
+        ...spread('lora-multi-gpu', own, 0.98, 1.02),
+      ]
+      const b = calibration.calibrateBands(heldOut)
+      for (const kind of KINDS)
+        expect(b[kind].rows, `${own} ${kind}`).toBeGreaterThanOrEqual(calibration.MIN_BAND_ROWS)
+      expect(b['full-multi-gpu'].basis).toBe('full')
+      expect(b.qlora.basis).toBe('all')
+      expect(b['lora-multi-gpu'].basis).toBe(
+        own >= calibration.MIN_BAND_ROWS ? 'lora-multi-gpu' : own + 5 >= 20 ? 'lora' : 'all',
+      )
+      const verdict = fitVerdict(10e9, 100e9, 'lora-multi-gpu', b).confidence
+      expect(verdict.pooled).toBe(own < calibration.MIN_BAND_ROWS)
+      expect(verdict.rows).toBe(b['lora-multi-gpu'].rows)
+    }
+  })
+
+  it("keeps a pooled kind's own worst under-prediction, so its measured out-of-memory cases are not called fits", () => {
+    const heldOut = [...spread('full', 40, 0.9, 1.1), { kind: 'full-multi-gpu' as const, ratio: 1.6 }]
+    const b = calibration.calibrateBands(heldOut)
+    expect(b.full.under).toBeLessThan(0.2)
+    expect(b['full-multi-gpu'].under).toBeCloseTo(0.6, 5)
+    expect(b['full-multi-gpu'].basis).toBe('full')
+    // A run predicted at 70% of the device that needs 1.6x its prediction is not called fits.
+    expect(fitVerdict(70e9, 100e9, 'full-multi-gpu', b).verdict).toBe('borderline')
+    expect(fitVerdict(70e9, 100e9, 'full', b).verdict).toBe('fits')
   })
 })

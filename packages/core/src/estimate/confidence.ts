@@ -1,43 +1,33 @@
 import type { EstimateInput, FitConfidence, FitVerdict, RunKind } from '../schemas/index.js'
+import { type BandBasis, bandPath } from './run-kinds.js'
 
 export interface FitBand {
-  /** Largest measured excess over the prediction, as a share of the prediction. */
+  /** Measured excess over the prediction at the band's upper quantile, as a share of the prediction. */
   under: number
-  /** Largest measured shortfall below the prediction, as a share of the prediction. */
+  /** Measured shortfall below the prediction at the band's lower quantile, as a share of the prediction. */
   over: number
-  /** Validation rows the band comes from. */
+  /** Validation rows the band comes from: those of `basis` and of every kind pooled under it. */
   rows: number
+  /** The kind whose rows the band comes from: the run's own, or the parent it pools into when it has too few. */
+  basis: BandBasis
+  /** Share of those held-out rows whose measurement lies inside the band. */
+  coverage: number
 }
 
 /**
  * Leave-one-source-out error bands of the memory rows of the validation dataset, per kind of run: each source's rows
  * predicted with the global constants fitted without that source, so a band is what a user meets on a stack rigfit
- * was not fitted to. `validation.test.ts` recomputes them from the dataset and fails when they are not current.
+ * was not fitted to. A kind with fewer than MIN_BAND_ROWS rows takes its parent's band (`run-kinds.ts`), and each
+ * band holds the middle BAND_COVERAGE of its rows (`band-calibration.ts`). `validation.test.ts` recomputes them
+ * from the dataset and fails when they are not current.
  */
 export const FIT_BANDS: Record<RunKind, FitBand> = {
-  full: { under: 0.27, over: 0.29, rows: 124 },
-  lora: { under: 0.3, over: 0.11, rows: 65 },
-  qlora: { under: 0.5, over: 0.08, rows: 48 },
-  'full-multi-gpu': { under: 1.44, over: 0, rows: 2 },
-  'lora-multi-gpu': { under: 0.23, over: 0.09, rows: 12 },
-  'qlora-multi-gpu': { under: 0.07, over: 0, rows: 1 },
-}
-
-/**
- * The band for a kind with no measured runs: its method's one-GPU band when that is measured (a multi-GPU run
- * keeps the same terms, sharded), else the widest of the measured kinds.
- */
-export function fallbackBand(bands: Record<RunKind, FitBand>, kind?: RunKind): FitBand {
-  const single = kind?.replace('-multi-gpu', '') as RunKind | undefined
-  const own = single ? bands[single] : undefined
-  if (own && own.rows > 0) return { ...own, rows: 0 }
-  const measured = Object.values(bands).filter((band) => band.rows > 0)
-  if (measured.length === 0) return { under: 0.2, over: 0.1, rows: 0 }
-  return {
-    under: Math.max(...measured.map((band) => band.under)),
-    over: Math.max(...measured.map((band) => band.over)),
-    rows: 0,
-  }
+  full: { under: 0.24, over: 0.1, rows: 126, basis: 'full', coverage: 0.929 },
+  lora: { under: 0.23, over: 0.06, rows: 77, basis: 'lora', coverage: 0.961 },
+  qlora: { under: 0.29, over: 0.05, rows: 49, basis: 'qlora', coverage: 0.918 },
+  'full-multi-gpu': { under: 1.44, over: 0.1, rows: 126, basis: 'full', coverage: 0.968 },
+  'lora-multi-gpu': { under: 0.23, over: 0.06, rows: 77, basis: 'lora', coverage: 0.961 },
+  'qlora-multi-gpu': { under: 0.29, over: 0.05, rows: 49, basis: 'qlora', coverage: 0.918 },
 }
 
 /** Full training, LoRA or a quantised base (QLoRA), on one GPU or on several. */
@@ -49,8 +39,8 @@ export function runKind(input: Pick<EstimateInput, 'lora' | 'quant' | 'gpus' | '
 }
 
 /**
- * The fit verdict for a predicted nvidia-smi total: `fits` only when the largest under-prediction measured for
- * this kind of run still fits, `does-not-fit` when even the largest over-prediction does not.
+ * The fit verdict for a predicted nvidia-smi total: `fits` only when the upper end of the kind's band still fits,
+ * `does-not-fit` when even its lower end does not, `borderline` in between.
  */
 export function fitVerdict(
   total: number,
@@ -58,13 +48,22 @@ export function fitVerdict(
   kind: RunKind,
   bands: Record<RunKind, FitBand> = FIT_BANDS,
 ): { verdict: FitVerdict; confidence: FitConfidence } {
-  const measured = bands[kind]
-  const band = measured.rows > 0 ? measured : fallbackBand(bands, kind)
+  const band = bands[kind]
   const high = Math.round(total * (1 + band.under))
   const low = Math.round(total * (1 - band.over))
   const verdict: FitVerdict = high <= capacity ? 'fits' : low > capacity ? 'does-not-fit' : 'borderline'
   return {
     verdict,
-    confidence: { kind, under: band.under, over: band.over, rows: band.rows, low, high },
+    confidence: {
+      kind,
+      under: band.under,
+      over: band.over,
+      rows: band.rows,
+      basis: band.basis,
+      pooled: bandPath(kind).indexOf(band.basis) > 0,
+      coverage: band.coverage,
+      low,
+      high,
+    },
   }
 }

@@ -1,4 +1,5 @@
 import type { RunKind, ValidationRow } from '../schemas/index.js'
+import { calibrateBands } from './band-calibration.js'
 import { FIT_BANDS, type FitBand } from './confidence.js'
 import { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
 import {
@@ -156,23 +157,14 @@ export function leaveOneSourceOut(
   })
 }
 
-const up = (x: number) => Math.ceil(x * 100 - 1e-9) / 100
-
 /**
- * Error bands per kind of run from held-out memory outcomes: the largest excess of the measured figure over the
- * prediction and the largest shortfall, as shares of the prediction, rounded up to whole percents.
+ * Error bands per kind of run from held-out memory outcomes (`band-calibration.ts`): each the middle 90% of the
+ * measured-over-predicted ratios of its kind, or of the kind it pools into when it has fewer than 20 rows.
  */
 export function bandsFromOutcomes(outcomes: readonly ValidationOutcome[]): Record<RunKind, FitBand> {
-  const bands = Object.fromEntries(
-    Object.keys(FIT_BANDS).map((kind) => [kind, { under: 0, over: 0, rows: 0 }]),
-  ) as Record<RunKind, FitBand>
-  for (const o of outcomes) {
-    if (!isMemoryMetric(o.metric)) continue
-    const band = bands[o.kind]
-    const ratio = o.measured / o.predicted
-    band.under = Math.max(band.under, up(ratio - 1))
-    band.over = Math.max(band.over, up(1 - ratio))
-    band.rows += 1
-  }
-  return bands
+  return calibrateBands(
+    outcomes
+      .filter((o) => isMemoryMetric(o.metric))
+      .map((o) => ({ kind: o.kind, ratio: o.measured / o.predicted })),
+  )
 }

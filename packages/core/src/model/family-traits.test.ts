@@ -23,6 +23,8 @@ describe('model type traits', () => {
         hidden_size: 256,
         num_hidden_layers: 2,
         num_attention_heads: 4,
+        // Mistral, Mixtral and Qwen2 default to more key/value heads than these 4 attention heads.
+        num_key_value_heads: 4,
         intermediate_size: 1024,
         vocab_size: 1000,
         max_position_embeddings: 512,

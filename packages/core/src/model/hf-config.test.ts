@@ -161,9 +161,12 @@ describe('modelSpecFromHfConfig', () => {
     expect(failure({ ...noAct, model_type: 'my_llama' }).message).toContain('"hidden_act"')
   })
 
-  it('names a missing field and the names it looked for', () => {
+  it('names a missing field and the names it looked for, where the model type has no Transformers default', () => {
     const { num_attention_heads: _, ...noHeads } = LLAMA2_7B
-    const error = failure(noHeads)
+    // A llama config omitting it reads Transformers' default (config-defaults.test.ts); a type rigfit has no
+    // defaults for cannot.
+    expect(modelSpecFromHfConfig(noHeads, 'config.json').heads).toBe(32)
+    const error = failure({ ...noHeads, model_type: 'my_llama' })
     expect(error.code).toBe('E_MODEL_CONFIG')
     expect(error.kind).toBe('input')
     expect(error.message).toContain('config.json: field "num_attention_heads" is missing')

@@ -1,5 +1,6 @@
 import { RigfitError } from '../errors.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
+import { withConfigDefaults } from './config-defaults.js'
 import { SUPPORTED_MODEL_TYPES, type TypeTraits, traitsOf } from './family-traits.js'
 import { countParams } from './params.js'
 import { assertSaneParameterCount } from './size-bounds.js'
@@ -20,6 +21,13 @@ const FIELDS = {
   attentionDropout: ['attention_dropout', 'attn_pdrop', 'attention_probs_dropout_prob'],
   hiddenDropout: ['hidden_dropout', 'resid_pdrop', 'hidden_dropout_prob', 'dropout'],
 } as const
+
+/** The names one setting goes by, so a default is not added beside the name a config uses. */
+const DEFAULT_ALIASES: readonly (readonly string[])[] = [
+  ...Object.values(FIELDS),
+  ['head_dim', 'kv_channels'],
+  ['embd_pdrop', 'emb_pdrop'],
+]
 
 /**
  * The largest count a config.json field may hold (layers, widths, heads, vocabulary, positions, experts). Real
@@ -185,7 +193,7 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
   const text = new ConfigReader(config, source).object('text_config')
   if (text && !FIELDS.hidden.some((name) => name in config))
     config = { ...text, model_type: text.model_type ?? config.model_type }
-  const reader: ConfigReader = new ConfigReader(config, source)
+  let reader: ConfigReader = new ConfigReader(config, source)
 
   const modelType = reader.string('model_type')
   if (modelType === undefined) {
@@ -196,6 +204,8 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
     )
   }
   refuseUnpriceable(config, modelType, source)
+  // Keys the file omits take the model type's Transformers defaults, as from_pretrained reads them.
+  reader = new ConfigReader(withConfigDefaults(config, modelType, DEFAULT_ALIASES), source)
   const traits = traitsOf(modelType) ?? inferTraits(reader, modelType)
 
   const hidden = reader.positiveInt(FIELDS.hidden)

@@ -10,8 +10,17 @@ export {
   parseHubModelRef,
   repoOfHubCacheFolder,
 } from './hub-ref.js'
+export { ALL_LINEAR, resolveLoraTargets } from './lora-targets.js'
 export { describeHubOrigin, describeWeights, modelOriginRows } from './origin.js'
 export { countParams, loraParamsPerLayer, type ModelParts, modelParts, type ParamCounts } from './params.js'
+export {
+  type BlockLinear,
+  MODULE_LAYOUTS,
+  type ModuleLayout,
+  moduleLayout,
+  peftNames,
+  pickedBy,
+} from './peft-modules.js'
 export {
   MAX_SAFETENSORS_HEADER_BYTES,
   parseSafetensorsHeader,

@@ -151,16 +151,23 @@ export type RunKind = z.infer<typeof RunKind>
 
 /**
  * How far the measured memory of this kind of run has been from rigfit's prediction (leave-one-source-out over
- * the validation dataset): the measured nvidia-smi total lies in [low, high] for every validated run of the kind.
+ * the validation dataset): the measured nvidia-smi total lies in [low, high] for about 90% of the validated runs the
+ * band comes from. A kind with fewer than 20 measured runs takes the band of the kind it pools into.
  */
 export const FitConfidence = z.object({
   kind: RunKind,
-  /** Largest measured excess over the prediction (0.18: measured up to 18% above). */
+  /** Measured excess over the prediction at the band's upper quantile (0.18: measured up to 18% above). */
   under: z.number().nonnegative(),
-  /** Largest measured shortfall below the prediction (0.1: measured down to 10% below). */
+  /** Measured shortfall below the prediction at the band's lower quantile (0.1: measured down to 10% below). */
   over: z.number().nonnegative(),
-  /** Validation rows behind the band; 0 means no run of this kind is measured and the widest band is used. */
+  /** Validation rows behind the band (the n of `basis`, with every kind pooled under it); at least 20. */
   rows: z.number().int().nonnegative(),
+  /** The kind of run the band's rows are: `kind` itself, or the parent it pools into (`all`: every run). */
+  basis: z.enum([...RunKind.options, 'all']),
+  /** True when `basis` is not `kind`: this kind has too few measured runs for a band of its own. */
+  pooled: z.boolean(),
+  /** Share of the band's held-out rows whose measurement lies inside it (about 0.9). */
+  coverage: z.number().min(0).max(1),
   low: Bytes,
   high: Bytes,
 })
@@ -200,8 +207,8 @@ export const EstimateResult = z.object({
     })
     .nullable(),
   /**
-   * `fits` when even the largest measured under-prediction for this kind of run stays within capacity,
-   * `does-not-fit` when even the largest over-prediction exceeds it, `borderline` in between; null without capacity.
+   * `fits` when the upper end of the kind's error band (`confidence`) stays within capacity, `does-not-fit` when
+   * even its lower end exceeds it, `borderline` in between; null without capacity.
    */
   verdict: FitVerdict.nullable(),
   /**

@@ -40,7 +40,8 @@ const sameSettings = (a: CalibrationSettings, b: CalibrationSettings) =>
   a.precision === b.precision &&
   a.method === b.method &&
   a.gradCheckpointing === b.gradCheckpointing &&
-  a.threads === b.threads &&
+  // A query that names no thread count (an estimate) matches records of any.
+  (b.threads === null || a.threads === b.threads) &&
   a.gpus === b.gpus &&
   a.nodes === b.nodes
 

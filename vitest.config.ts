@@ -1,5 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
@@ -27,6 +27,9 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 300_000,
     pool: 'forks',
+    // No test reads or writes the real user's config (calibration store, user rule packs): every run gets its own
+    // empty config folder, which the CLIs the tests start inherit. A test that needs one sets its own.
+    env: { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'rigfit-test-config-')) },
     // One test file per core. vitest's default leaves a core to its main process, which here only collects
     // results; on a 2-core machine that default would run the files one at a time.
     maxWorkers: availableParallelism(),

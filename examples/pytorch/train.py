@@ -79,6 +79,11 @@ def peak_memory(device):
     return None
 
 
+def reserved_memory(device):
+    """What the caching allocator held at its peak (CUDA/ROCm), for `rigfit calibrate`; None elsewhere."""
+    return torch.cuda.max_memory_reserved(device) if device.type == "cuda" else None
+
+
 @dataclass
 class Progress:
     step: int
@@ -207,7 +212,8 @@ def train(args) -> int:
         line = {"step": progress.step, "total_steps": max_steps, "loss": round(progress.loss, 5), "tokens": progress.tokens,
                 "tokens_per_second": round(rate, 1), "tokens_per_s": round(rate, 1),
                 "samples_per_second": round(rate / cfg.seq, 2), "lr": run.current_lr(),
-                "max_memory_allocated": peak_memory(run.device), "attempt": cfg.attempt}
+                "max_memory_allocated": peak_memory(run.device), "max_memory_reserved": reserved_memory(run.device),
+                "attempt": cfg.attempt}
         if progress.step % cfg.save_every == 0 or done:
             line["checkpoint_seconds"] = round(save(run, progress.step, progress.tokens), 3)
         if run.rank == 0:

@@ -6,7 +6,7 @@
 // systeminformation (the profiler runs it in a worker by path). Heavy modules reached through `import()` (vega for
 // reports, the dataset readers, the exporters for --generate-configs, the monitor) stay in chunks of their own.
 // Run from apps/cli after `tsc -b`.
-import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { build } from 'rolldown'
 
@@ -61,6 +61,16 @@ const WATCHDOG = join('node_modules', '@rigfit', 'monitor', 'dist', 'process', '
 for (const file of jsFiles(next)) {
   if (readFileSync(file, 'utf8').includes('./watchdog.js'))
     copyFileSync(WATCHDOG, join(dirname(file), 'watchdog.js'))
+}
+// `rigfit calibrate` runs rigfit's own trainer (examples/pytorch) and the Transformers stack's measuring script
+// (examples/calibrate/hf_stack.py) from `bundle/trainer/`, so an installed rigfit measures without a checkout.
+const TRAINER = join(next, 'trainer')
+mkdirSync(TRAINER, { recursive: true })
+for (const dir of ['../../examples/pytorch', '../../examples/calibrate']) {
+  for (const name of readdirSync(dir)) {
+    if (dir.endsWith('pytorch') ? name.endsWith('.py') : name === 'hf_stack.py')
+      copyFileSync(join(dir, name), join(TRAINER, name))
+  }
 }
 const old = `${OUT}.old-${process.pid}`
 if (existsSync(OUT)) renameSync(OUT, old)

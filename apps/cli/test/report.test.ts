@@ -226,6 +226,18 @@ describe('rigfit monitor --report', () => {
     expect(loss.map((row) => Number(row[2]))).toEqual(
       metrics.filter((m) => m.loss !== null).map((m) => Number((m.loss as number).toFixed(4))),
     )
+    // Speed: the trainer's reports beside the plan's tokens/s at the same times.
+    const planned = ofType(run.records, 'start')[0]?.plannedTokensPerSecond as number
+    expect(planned).toBeGreaterThan(0)
+    const reported = metrics.filter((m) => m.tokensPerSecond !== null)
+    expect(reported.length).toBeGreaterThan(0)
+    const speed = tableRows(doc, 'Training speed against the plan', 'run-tokens')
+    expect(speed.filter((row) => row[1] === 'measured').map((row) => Number(row[2]))).toEqual(
+      reported.map((m) => Number((m.tokensPerSecond as number).toFixed(1))),
+    )
+    expect(speed.filter((row) => row[1] === 'planned').map((row) => Number(row[2]))).toEqual(
+      reported.map(() => Number(planned.toFixed(1))),
+    )
     const samples = ofType(run.records, 'sample').flatMap((s) => s.gpus)
     const memory = tableRows(doc, 'GPU memory against the plan', 'run-memory')
     expect(memory.filter((row) => row[1] === 'GPU 0 used')).toHaveLength(

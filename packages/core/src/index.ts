@@ -1,4 +1,5 @@
 export { BoundedLines } from './bounded-lines.js'
+export * from './calibration/index.js'
 export * from './catalog/index.js'
 export * from './cluster/index.js'
 export { deepFreeze } from './deep-freeze.js'

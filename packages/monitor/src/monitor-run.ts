@@ -149,6 +149,7 @@ export class MonitorRun {
       cwd: o.cwd,
       logDir: o.logDir,
       planPath: o.planPath,
+      plannedTokensPerSecond: o.plan?.throughput.tokensPerSecond ?? null,
       intervalMs: o.intervalMs,
       options: {
         maxRestarts: o.maxRestarts,

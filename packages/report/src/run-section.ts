@@ -106,7 +106,13 @@ export async function runSection(report: RunReport): Promise<string> {
   )
   add(
     figures.tokensPerSecond,
-    { id: `${id}-tokens`, title: 'Training speed', axis: 'tokens per second', digits: 1 },
+    {
+      id: `${id}-tokens`,
+      title: 'Training speed against the plan',
+      axis: 'tokens per second',
+      digits: 1,
+      note: "Measured: the trainer's reports. Planned: the plan's tokens/s (measured on this machine by rigfit calibrate, or predicted).",
+    },
     'no tokens/s were reported by the trainer',
   )
   add(

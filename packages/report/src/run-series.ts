@@ -77,9 +77,7 @@ export function runFigures(records: MonitorRecord[]): RunFigures {
     summary: ofType(records, 'summary').at(-1) ?? null,
     durationSeconds: last ? at(last) : 0,
     loss: metrics.flatMap((m) => (m.loss === null ? [] : [{ t: at(m), series: 'loss', value: m.loss }])),
-    tokensPerSecond: metrics.flatMap((m) =>
-      m.tokensPerSecond === null ? [] : [{ t: at(m), series: 'tokens/s', value: m.tokensPerSecond }],
-    ),
+    tokensPerSecond: speedSeries(records, metrics, at),
     memory: [
       ...gpuSeries(
         (gpu) => (gpu.memoryUsedBytes === null ? null : gpu.memoryUsedBytes / GIB),
@@ -94,4 +92,21 @@ export function runFigures(records: MonitorRecord[]): RunFigures {
     power: gpuSeries((gpu) => gpu.powerWatts),
     events: records.flatMap((record) => eventOf(record, at(record)) ?? []),
   }
+}
+
+/** Measured tokens/s, and the plan's speed beside it at the same times, so the page shows how far they are apart. */
+function speedSeries(
+  records: MonitorRecord[],
+  metrics: MonitorRecordOf<'metrics'>[],
+  at: (record: MonitorRecord) => number,
+): SeriesPoint[] {
+  const planned = ofType(records, 'start')[0]?.plannedTokensPerSecond ?? null
+  return metrics.flatMap((m) =>
+    m.tokensPerSecond === null
+      ? []
+      : [
+          { t: at(m), series: 'measured', value: m.tokensPerSecond },
+          ...(planned !== null && planned > 0 ? [{ t: at(m), series: 'planned', value: planned }] : []),
+        ],
+  )
 }

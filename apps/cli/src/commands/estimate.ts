@@ -17,6 +17,8 @@ import {
 } from '@rigfit/core'
 import { osReserveBytes } from '@rigfit/profiler'
 import { RigfitCommand } from '../lib/base-command.js'
+import { calibrationFlags } from '../lib/calibration/calibration-flags.js'
+import { calibrateEstimate } from '../lib/calibration/estimate-calibration.js'
 import { type EstimateContext, resolveEstimateContext } from '../lib/estimate-context.js'
 import { stackFlags, stackInput } from '../lib/estimate-stack-flags.js'
 import { resolveModelArg } from '../lib/hub/resolve-model-arg.js'
@@ -42,6 +44,7 @@ export default class Estimate extends RigfitCommand {
   ]
 
   static override flags = {
+    ...calibrationFlags,
     model: Flags.string({
       description:
         'A Hugging Face Hub id (Qwen/Qwen2.5-7B-Instruct, org/name@revision), a local model folder or config.json, or a catalog id (see --list-models).',
@@ -261,7 +264,9 @@ export default class Estimate extends RigfitCommand {
     }
     // --vram without --gpu still answers "does it fit", with no speed.
     const final: EstimateResult =
-      !device && vramBytes !== undefined ? withCapacity(result, input, vramBytes) : result
+      !device && vramBytes !== undefined
+        ? withCapacity(result, input, vramBytes)
+        : await calibrateEstimate(this, flags.calibration, context, input, result)
 
     if (!this.jsonEnabled()) {
       const color = this.colorEnabled

@@ -54,6 +54,7 @@ const PLAN_ONLY_SETTINGS = [
   'strategy',
   'lora',
   'learningRate',
+  'throughput',
 ] as const
 type PlanOnlySetting = (typeof PLAN_ONLY_SETTINGS)[number]
 
@@ -62,6 +63,7 @@ const planningOptionFlags = {
   'psu-watts': planningFlags['psu-watts'],
   'base-batch': planningFlags['base-batch'],
   'target-util': planningFlags['target-util'],
+  calibration: planningFlags.calibration,
 }
 
 export default class Explain extends RigfitCommand {
@@ -118,6 +120,7 @@ export default class Explain extends RigfitCommand {
       baseBatch: flags['base-batch'] ?? null,
       targetUtilization: parseTargetUtil(flags['target-util']),
       createdAt: new Date().toISOString(),
+      useCalibration: flags.calibration,
     })
     const plan = plans[mode] ?? null
     const failure = failures[mode]

@@ -12,6 +12,7 @@ import {
   type ViewMode,
 } from '@rigfit/monitor'
 import { RigfitCommand } from '../lib/base-command.js'
+import { learnFromRun } from '../lib/calibration/learn-from-run.js'
 import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { writeRunReport } from '../lib/report-monitor.js'
 import { checkReportTarget, reportFlag } from '../lib/report-write.js'
@@ -197,6 +198,12 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
       allowNo: true,
     }),
     report: reportFlag,
+    calibration: Flags.boolean({
+      description:
+        "Record the run's steady-state tokens/s and peak memory in this machine's calibration store, which later plans correct their speed from (--no-calibration: do not).",
+      allowNo: true,
+      default: true,
+    }),
     'hang-restart': Flags.boolean({
       description: 'Kill and relaunch a hung trainer (--no-hang-restart to only report it).',
       default: true,
@@ -298,6 +305,18 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
       stderr: process.stderr,
       color: this.colorEnabled && process.stderr.isTTY === true,
     })
+    const learned = !flags.calibration
+      ? null
+      : await learnFromRun(this, {
+          plan,
+          logFile: result.logFile,
+          attempts: result.attempts,
+          overridden: Object.keys(options.overrides).length > 0,
+        })
+    if (learned)
+      this.logToStderr(
+        `Measured ${Math.round(learned.measured.tokensPerSecond)} tokens/s (plan: ${Math.round(plan?.throughput.tokensPerSecond ?? 0)}); recorded in the calibration store for the next plan of this machine.`,
+      )
     if (flags.report) {
       const report = await writeRunReport(
         flags.report,

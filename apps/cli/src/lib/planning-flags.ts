@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core'
 import { RigfitError } from '@rigfit/core'
+import { calibrationFlags } from './calibration/calibration-flags.js'
 import { type InstanceFlagValues, pricePerHour } from './instance.js'
 import { requireRulesPath } from './packs.js'
 import type { PlanModesOptions } from './planning.js'
@@ -27,6 +28,7 @@ export const planningFlags = {
     helpGroup: 'PLANNING',
     helpValue: 'PATH',
   }),
+  ...calibrationFlags,
 }
 
 export function parseTargetUtil(text: string | undefined): number | null {
@@ -50,6 +52,7 @@ export interface PlanningFlagValues extends InstanceFlagValues {
   'base-batch'?: number | undefined
   'target-util'?: string | undefined
   rules?: string | undefined
+  calibration?: boolean | undefined
 }
 
 /**
@@ -65,5 +68,6 @@ export function planOptionsFromFlags(flags: PlanningFlagValues): PlanModesOption
     rulesDir: flags.rules === undefined ? undefined : requireRulesPath(flags.rules),
     pricePerHour: pricePerHour(flags),
     createdAt: new Date().toISOString(),
+    useCalibration: flags.calibration !== false,
   }
 }

@@ -13,6 +13,7 @@ import {
   type Workload,
 } from '@rigfit/core'
 import { assumedCpuCount, assumedGpuVariant, assumedRamGiB, gpuVariantMessage } from '@rigfit/profiler'
+import { loadCalibration } from './calibration/calibration-flags.js'
 import { planCost } from './instance.js'
 import { formatProblem, loadAllPacks, type PackProblem } from './packs.js'
 
@@ -30,6 +31,8 @@ export interface PlanModesOptions extends PlanOptions {
   pricePerHour?: number | null
   /** Warnings every plan carries beyond the profile's own: a cluster's differences and missing nodes. */
   notices?: Advice[]
+  /** Read this machine's calibration store (unless `calibration` already holds the records). */
+  useCalibration?: boolean
 }
 
 /**
@@ -42,11 +45,15 @@ export async function planModes(
   profile: HardwareProfile,
   workload: Workload,
   modes: readonly Mode[],
-  options: PlanModesOptions,
+  given: PlanModesOptions,
 ): Promise<PlanningResult> {
-  const { packs, problems } = await loadAllPacks(command, { rulesDir: options.rulesDir })
+  const { packs, problems } = await loadAllPacks(command, { rulesDir: given.rulesDir })
   const result: PlanningResult = { plans: {}, failures: {}, packProblems: problems }
   const notices = planNotices(profile, problems)
+  const options =
+    given.useCalibration && given.calibration === undefined
+      ? { ...given, calibration: await loadCalibration(command) }
+      : given
   for (const mode of modes) {
     const decisions = await decide(packs, deriveFacts(profile, workload, mode))
     try {

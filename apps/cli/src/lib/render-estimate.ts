@@ -91,9 +91,15 @@ export function renderEstimate(
     const t = result.throughput
     lines.push('')
     const perGpu = input.gpus > 1 ? ` (${number(t.tokensPerSecondPerDevice)} per GPU)` : ''
+    const c = result.calibration
+    const label = c?.label ?? 'predicted'
     lines.push(
-      `${paint.bold('Speed')}     ${number(t.tokensPerSecond)} tokens/s${perGpu} · step ${t.stepSeconds.toFixed(t.stepSeconds < 10 ? 3 : 1)} s · MFU ${(t.mfu * 100).toFixed(0)}%`,
+      `${paint.bold('Speed')}     ${number(t.tokensPerSecond)} tokens/s${perGpu} (${label}) · step ${t.stepSeconds.toFixed(t.stepSeconds < 10 ? 3 : 1)} s · MFU ${(t.mfu * 100).toFixed(0)}%`,
     )
+    if (c && c.match !== 'none')
+      lines.push(
+        `          ${paint.dim(`the model alone predicts ${number(c.predictedTokensPerSecond)}: ${c.reason}`)}`,
+      )
   }
 
   for (const warning of warnings) lines.push(`${paint.dim('Note:')} ${warning}`)

@@ -40,7 +40,7 @@ export function renderPlansSideBySide(plans: Plans): string {
           `${gib(p.memory.perDevice.total)} of ${gib(p.memory.capacityBytes)} (${Math.round(p.memory.usedFraction * 100)}%)`,
       ),
     ],
-    ['Tokens/s', ...column((p) => fmtCount(p.throughput.tokensPerSecond))],
+    ['Tokens/s', ...column((p) => `${fmtCount(p.throughput.tokensPerSecond)} (${speedLabel(p)})`)],
     ['Token budget', ...column((p) => `${fmtCount(p.tokens.budget)} (${p.tokens.binding})`)],
     ['Time', ...column((p) => fmtHours(p.time.totalHours))],
     ['Power', ...column((p) => `${p.power.watts} W`)],
@@ -161,7 +161,7 @@ export function renderPlan(plan: TrainingPlan): string {
     table(mem),
     `  peak allocated ${gib(m.peakAllocated, 2)}, reserved ${gib(m.reserved, 2)}${m.releasable > 0 ? ` (${gib(m.releasable, 2)} of it cache released when the GPU fills)` : ''}${plan.memory.hostBytes > 0 ? `; host RAM ${gib(plan.memory.hostBytes, 2)}` : ''}`,
     '',
-    `Speed: ${fmtCount(plan.throughput.tokensPerSecond)} tokens/s (${fmtCount(plan.throughput.tokensPerSecondPerDevice)} per device), ${plan.throughput.stepSeconds.toFixed(2)} s per step, MFU ${(plan.throughput.mfu * 100).toFixed(0)}%`,
+    `Speed (${speedLabel(plan)}${speedCorrection(plan)}): ${fmtCount(plan.throughput.tokensPerSecond)} tokens/s (${fmtCount(plan.throughput.tokensPerSecondPerDevice)} per device), ${plan.throughput.stepSeconds.toFixed(2)} s per step, MFU ${(plan.throughput.mfu * 100).toFixed(0)}%`,
     `Tokens: ${fmtCount(plan.tokens.budget)} (${plan.tokens.tokensPerParam.toFixed(1)} per parameter; bound by ${plan.tokens.binding}) in ${plan.time.steps} steps`,
     `Time: ${fmtHours(plan.time.totalHours)}; power ${plan.power.watts} W (${Math.round(plan.power.tdpFraction * 100)}% of TDP), energy ${plan.power.energyKWh.toFixed(2)} kWh${plan.power.psuHeadroomWatts !== null ? `, PSU headroom ${plan.power.psuHeadroomWatts} W` : ''}`,
     ...(plan.cost
@@ -192,4 +192,20 @@ export function renderPlan(plan: TrainingPlan): string {
   )
   lines.push('', 'Why: `rigfit explain <setting>` shows the rules and facts behind each setting.')
   return lines.join('\n')
+}
+
+/** What a plan's speed is: "measured on this machine" (calibration records of its settings) or "predicted". */
+export function speedLabel(plan: TrainingPlan): string {
+  return plan.calibration?.label ?? 'predicted'
+}
+
+/** How the calibration store moved the prediction, when it did. */
+function speedCorrection(plan: TrainingPlan): string {
+  const c = plan.calibration
+  if (!c || c.match === 'none') return ''
+  const from =
+    c.label === 'predicted'
+      ? `, x${c.factor.toFixed(2)} from ${c.records.length} record(s) of this machine`
+      : ''
+  return `${from}; the model alone predicts ${fmtCount(c.predictedTokensPerSecond)}`
 }

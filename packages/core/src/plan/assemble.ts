@@ -4,6 +4,7 @@ import type { Advice, Settings, TrainingPlan } from '../schemas/training-plan.js
 import { RIGFIT_VERSION } from '../version.js'
 import { planAdvice } from './advice.js'
 import { effectiveBatchOf } from './batch.js'
+import { calibratedSpeed } from './calibrated-speed.js'
 import { datasetTokens, METHOD_ORDER, runHoursBound } from './candidates.js'
 import { planCheckpoints } from './checkpoints.js'
 import type { ComputeSettings } from './compute-settings.js'
@@ -98,7 +99,16 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
   const learningRate = learningRateFor(best, workload)
   reader.settle('learningRate', learningRate, learningRateReason(best, workload))
 
-  const tps = best.tokensPerSecond
+  const speed = calibratedSpeed({
+    options,
+    reader,
+    best,
+    devices,
+    profile,
+    shape,
+    threads: runtime.threads,
+  })
+  const tps = speed.tokensPerSecond
   const tokensPerStep = effectiveBatch * best.seq
   const maxHours = runHoursBound(workload, budget)
   const tokens = tokenBudget({
@@ -166,7 +176,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     dataloader: runtime.dataloader,
     learningRate,
   }
-  const throughput = best.result.throughput
+  const throughput = speed.throughput
   const { warnings, suggestions } = planAdvice({
     mode,
     profile,
@@ -226,6 +236,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
       stepSeconds: throughput?.stepSeconds ?? 0,
       mfu: throughput?.mfu ?? 0,
     },
+    ...(speed.calibration ? { calibration: speed.calibration } : {}),
     tokens: {
       budget: tokens.budget,
       tokensPerParam: tokens.tokensPerParam,

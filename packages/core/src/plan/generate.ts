@@ -1,5 +1,6 @@
 import { RigfitError } from '../errors.js'
 import { countParams } from '../model/index.js'
+import type { CalibrationRecord } from '../schemas/calibration-record.js'
 import type { Mode } from '../schemas/common.js'
 import type { Decisions } from '../schemas/decisions.js'
 import type { HardwareProfile } from '../schemas/hardware-profile.js'
@@ -40,6 +41,11 @@ export interface PlanOptions {
   maxGpus?: number | null
   /** When the plan was made (ISO 8601): the caller reads the clock, so planning stays a pure function. */
   createdAt: string
+  /**
+   * This machine's calibration records (read by the caller) and the stack that will train: the plan's speed is
+   * corrected from the nearest of them. Absent: the store is not consulted and the plan carries no `calibration`.
+   */
+  calibration?: { records: readonly CalibrationRecord[]; stack: string | null } | undefined
 }
 
 export interface PlanRequest {

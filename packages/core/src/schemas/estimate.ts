@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SpeedCalibration } from './calibration-record.js'
 import {
   Attention,
   Bytes,
@@ -218,6 +219,11 @@ export const EstimateResult = z.object({
   headroom: z.number().int().nullable(),
   /** The validation error band behind the verdict; null without capacity. */
   confidence: FitConfidence.nullable(),
+  /**
+   * How the speed used this machine's calibration store (label, the model's own prediction, factor, records);
+   * absent when the store was not read (`--no-calibration`, no speed, or what-if hardware without records).
+   */
+  calibration: SpeedCalibration.optional(),
 })
 export type EstimateResult = z.infer<typeof EstimateResult>
 

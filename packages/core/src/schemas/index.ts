@@ -1,3 +1,4 @@
+export * from './calibration-record.js'
 export * from './cluster-profile.js'
 export * from './common.js'
 export * from './decisions.js'

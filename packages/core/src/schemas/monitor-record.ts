@@ -65,6 +65,8 @@ export const MonitorCause = z.enum([
   'on-battery',
   'interrupt',
   'sampler',
+  /** The trainer's measured speed is more than 30 % off the plan's. */
+  'speed-off-plan',
 ])
 export type MonitorCause = z.infer<typeof MonitorCause>
 
@@ -95,6 +97,11 @@ export const MonitorStartRecord = z.object({
   cwd: z.string(),
   logDir: z.string(),
   planPath: z.string().nullable(),
+  /**
+   * The plan's speed for the run (measured on this machine or predicted, as the plan says), which the run report
+   * plots against the measured one; null without a plan, absent in records written before it existed.
+   */
+  plannedTokensPerSecond: z.number().nonnegative().nullable().optional(),
   intervalMs: z.number().int().positive(),
   /** Every setting of the run (thresholds, switches, limits), as resolved from flags and defaults. */
   options: z.record(z.string(), z.unknown()),

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { CalibrationRecord } from './calibration-record.js'
 import { ClusterProfile } from './cluster-profile.js'
 import { EstimateInput, EstimateResult, ValidationRow } from './estimate.js'
 import { ExportManifest } from './export-manifest.js'
@@ -25,6 +26,7 @@ export const PUBLIC_SCHEMAS: Record<string, z.ZodType> = {
   'gpu-catalog': GpuCatalog,
   'monitor-record': MonitorRecord,
   'export-manifest': ExportManifest,
+  'calibration-record': CalibrationRecord,
   'pack-manifest': PackManifest,
   rule: Rule,
   'rule-cases': RuleCaseFile,

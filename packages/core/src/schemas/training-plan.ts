@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SpeedCalibration } from './calibration-record.js'
 import {
   Attention,
   Backend,
@@ -111,6 +112,12 @@ export const TrainingPlan = z.object({
     usedFraction: z.number().nonnegative(),
   }),
   throughput: Throughput,
+  /**
+   * How the speed used this machine's calibration store: the label ("measured on this machine" or "predicted"),
+   * the model's own prediction, the correction factor and the records behind it. Absent when the store was not
+   * read (`--no-calibration`, a plan made elsewhere, plans written before it existed).
+   */
+  calibration: SpeedCalibration.optional(),
   tokens: z.object({
     budget: z.number().int().nonnegative(),
     tokensPerParam: z.number().nonnegative(),

@@ -3,6 +3,7 @@ import { MetricsFileTail } from '../metrics/metrics-file-tail.js'
 import { type ParsedMetrics, parseTrainingLine, type TrainerMetrics } from '../metrics/parse-training-line.js'
 import type { SegmentKind } from '../process/output-lines.js'
 import { memorySeries } from '../watch/memory-watch.js'
+import { SpeedWatch } from '../watch/speed-watch.js'
 import type { Attempt } from './attempt.js'
 import type { RunContext } from './run-context.js'
 
@@ -14,10 +15,13 @@ export type Stream = 'stdout' | 'stderr'
  */
 export class TrainerOutput {
   private readonly metricsTail: MetricsFileTail | null
+  /** The measured speed against the plan's, told once per run. */
+  private readonly speed: SpeedWatch
 
   constructor(private readonly run: RunContext) {
     const file = run.options.metricsFile
     this.metricsTail = file !== null ? new MetricsFileTail(file) : null
+    this.speed = new SpeedWatch(run.options.plan?.throughput.tokensPerSecond ?? null)
   }
 
   onOutput(state: Attempt, stream: Stream, text: string, kind: SegmentKind): void {
@@ -76,6 +80,10 @@ export class TrainerOutput {
       source: parsed.source,
       ...s,
     })
+    if (update.stepAdvanced) {
+      const off = this.speed.observe(s.tokensPerSecond, s.etaSeconds)
+      if (off !== null) this.run.recorder.detection(state, 'speed-off-plan', off.message, off.details)
+    }
     const { latestSample, inUse, stepMemory } = this.run.state
     if (update.stepAdvanced && s.step !== null && latestSample !== null) {
       const series = memorySeries(latestSample, inUse, () => state.group.residentBytes())

@@ -30,13 +30,13 @@ function* jsFiles(dir) {
   }
 }
 
-// bundle/main.js is what bin/run.js starts; bundle/commands/<id>.js and bundle/hooks/<name>.js mirror dist/,
+// bundle/fast-start.js answers --version and --help where it can (bundle/help.json, scripts/help-snapshot.mjs),
+// bundle/main.js is what bin/run.js starts otherwise; bundle/commands/<id>.js and bundle/hooks/<name>.js mirror dist/,
 // where oclif's manifest expects them.
 const input = Object.fromEntries(
-  ['dist/main.js', ...jsFiles('dist/commands'), ...jsFiles('dist/hooks')].map((file) => [
-    relative('dist', file).replace(/\.js$/, ''),
-    file,
-  ]),
+  ['dist/main.js', 'dist/fast-start.js', ...jsFiles('dist/commands'), ...jsFiles('dist/hooks')].map(
+    (file) => [relative('dist', file).replace(/\.js$/, ''), file],
+  ),
 )
 
 // Built beside the old bundle and swapped in: a rigfit started during a rebuild finds one bundle or the other.

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { writeLoadRecorder } from './helpers/record-loads.js'
 
 // A command loads only what it runs: the manifest answers --help without any command module, and the heavy
 // parts (vega for reports, the dataset readers, the exporters, the monitor) load only for the commands and
@@ -14,19 +15,7 @@ const cli = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'rigfit-startup-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-const hook = join(work, 'record-loads.mjs')
-writeFileSync(
-  hook,
-  `import module from 'node:module'
-import { appendFileSync } from 'node:fs'
-module.registerHooks({
-  load(url, context, next) {
-    if (url.startsWith('file:')) appendFileSync(process.env.RIGFIT_TEST_LOADS, url + '\\n')
-    return next(url, context)
-  },
-})
-`,
-)
+const hook = writeLoadRecorder(work)
 
 interface Loads {
   commands: string[]

@@ -8,6 +8,7 @@ import { type LinuxHostFacts, readLinuxHost } from './linux/host.js'
 import { readNetworkPorts } from './linux/network-ports.js'
 import { type PciGpu, readPciGpus } from './linux/pci-gpus.js'
 import { readPowerSupplyEntries } from './linux/power-supply-reader.js'
+import { linuxSystemInformationNeeds } from './linux/si-fallbacks.js'
 import { type MountFacts, readMounts } from './linux/storage.js'
 import { readSwap, type SwapDeviceKind } from './linux/swap.js'
 import { readTemperatures, type TemperatureSensor } from './linux/thermal.js'
@@ -78,9 +79,11 @@ export interface ProbeCollection {
   si: Record<string, unknown>
 }
 
-/** The systeminformation functions worth their cost per platform: the general picture where /proc and /sys are not. */
+/**
+ * The systeminformation functions worth their cost per platform: the general picture where /proc and /sys are
+ * not. Linux asks only for what its own probes left out (linuxSystemInformationNeeds).
+ */
 const SI_FUNCTIONS: Partial<Record<NodeJS.Platform, string[]>> = {
-  linux: ['osInfo', 'cpu', 'system'],
   darwin: ['osInfo', 'cpu', 'system', 'mem', 'fsSize', 'diskLayout', 'cpuTemperature'],
   win32: ['osInfo', 'cpu', 'system', 'mem', 'fsSize', 'diskLayout', 'battery', 'graphics'],
 }
@@ -137,15 +140,23 @@ export async function collectProbes(options: CollectOptions = {}): Promise<Probe
   })
   const platform = process.platform
   const collection = emptyCollection(ctx)
+  const systemInformation = (functions: string[]) =>
+    runSystemInformation(ctx, functions).then((si) => {
+      collection.si = si
+    })
   const tasks: Promise<unknown>[] = [
     probeNvidia(ctx).then((data) => {
       collection.nvidia = data
     }),
-    runSystemInformation(ctx, SI_FUNCTIONS[platform] ?? []).then((si) => {
-      collection.si = si
-    }),
   ]
-  if (platform === 'linux') tasks.push(...linuxProbes(ctx, collection))
+  // On Linux systeminformation only fills the gaps /proc and /sys leave, so it runs after them, if at all.
+  if (platform === 'linux')
+    tasks.push(
+      Promise.all(linuxProbes(ctx, collection)).then(() =>
+        systemInformation(linuxSystemInformationNeeds(collection)),
+      ),
+    )
+  else tasks.push(systemInformation(SI_FUNCTIONS[platform] ?? []))
   if (platform === 'darwin') tasks.push(...macProbes(ctx, collection))
   if (platform === 'win32') collection.opencl = null
   await Promise.all(tasks)

@@ -1,5 +1,5 @@
 import { type EstimateInput, type EstimateResult, modelOriginRows } from '@rigfit/core'
-import { fmtCount, gib as formatGib } from './format.js'
+import { fmtCount, gib as formatGib, grouped } from './format.js'
 
 export interface Paint {
   bold: (text: string) => string
@@ -9,7 +9,7 @@ export interface Paint {
 }
 
 const gib = (bytes: number) => formatGib(bytes, 2)
-const number = (n: number) => Math.round(n).toLocaleString('en-US')
+const number = (n: number) => grouped(Math.round(n))
 
 const TERMS: [keyof EstimateResult['perDevice'], string][] = [
   ['weights', 'weights'],

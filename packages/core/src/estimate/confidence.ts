@@ -1,5 +1,5 @@
 import type { EstimateInput, FitConfidence, FitVerdict, RunKind } from '../schemas/index.js'
-import { type BandBasis, bandPath } from './run-kinds.js'
+import type { BandBasis } from './run-kinds.js'
 
 export interface FitBand {
   /** Measured excess over the prediction at the band's upper quantile, as a share of the prediction. */
@@ -60,7 +60,7 @@ export function fitVerdict(
       over: band.over,
       rows: band.rows,
       basis: band.basis,
-      pooled: bandPath(kind).indexOf(band.basis) > 0,
+      pooled: band.basis !== kind,
       coverage: band.coverage,
       low,
       high,

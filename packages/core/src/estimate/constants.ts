@@ -88,7 +88,7 @@ export const ALLOCATOR_FRAGMENTATION = 0.18
  * NVLink scaling; cuBLAS GEMMs of large transformer shapes run at 80-90% of peak on A100. `validation.test.ts`
  * checks it is the fitted value.
  */
-export const MATMUL_EFFICIENCY = 0.88
+export const MATMUL_EFFICIENCY = 0.9
 
 /**
  * Share of the matmul efficiency that attention's score and value products (`attentionFlopsPerToken`) reach.

@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { countParams } from '../model/params.js'
+import { loadValidationRows } from '../node/validation-dataset.js'
 import type { ValidationRow } from '../schemas/index.js'
 import { FIT_BANDS } from './confidence.js'
 import { SHIPPED_TUNING } from './estimate.js'
@@ -20,17 +20,7 @@ import {
 import { renderValidationReport } from './validation-report.js'
 import { summarizeOutcomes, summarizeValidation, summaryOf } from './validation-summary.js'
 
-const dir = new URL('../../validation/', import.meta.url)
-const rows: ValidationRow[] = readdirSync(dir)
-  .filter((file) => file.endsWith('.jsonl'))
-  .sort()
-  .flatMap((file) =>
-    readFileSync(new URL(file, dir), 'utf8')
-      .split('\n')
-      .map((line, index) => ({ line, where: `${file}:${index + 1}` }))
-      .filter(({ line }) => line.trim() !== '')
-      .map(({ line, where }) => parseValidationRow(JSON.parse(line), where)),
-  )
+const rows: ValidationRow[] = loadValidationRows()
 
 /**
  * The figures the model reaches (docs/estimate.md shows them); the thresholds sit at those figures, so a change
@@ -42,14 +32,14 @@ const REACHED = {
     smiMedian: 0.036,
     allocatedMedian: 0.035,
     within15: 0.9,
-    speedMedian: 0.054,
+    speedMedian: 0.061,
   },
   heldOut: {
     memoryMedian: 0.039,
     smiMedian: 0.044,
     allocatedMedian: 0.035,
     within15: 0.9,
-    speedMedian: 0.084,
+    speedMedian: 0.149,
   },
 } as const
 
@@ -59,9 +49,9 @@ describe('validation dataset', () => {
   const heldOut = folds.flatMap((fold) => fold.outcomes)
 
   it('holds distinct measured configurations, each with its source, stack and metric', () => {
-    expect(rows.length).toBeGreaterThanOrEqual(385)
+    expect(rows.length).toBeGreaterThanOrEqual(404)
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length)
-    expect(new Set(rows.map((r) => r.source.id)).size).toBeGreaterThanOrEqual(14)
+    expect(new Set(rows.map((r) => r.source.id)).size).toBeGreaterThanOrEqual(16)
     expect(rows.filter((r) => r.metric === 'oom').length).toBeGreaterThanOrEqual(13)
     for (const row of rows) expect(row.source.says.length, row.id).toBeGreaterThan(10)
   })

@@ -79,7 +79,7 @@ export const CACHING_ALLOCATOR = {
  * (`reservation` in allocator.ts), not by this share. Fitted (`fitTuning` in validation-fit.ts, median absolute
  * error) to the dataset's nvidia-smi and max_memory_reserved rows; `validation.test.ts` checks it is the fitted value.
  */
-export const ALLOCATOR_FRAGMENTATION = 0.18
+export const ALLOCATOR_FRAGMENTATION = 0.12
 
 /**
  * Share of the dense tensor-core (or vector) peak that matrix multiplies reach in training, with data-parallel

@@ -19,7 +19,6 @@ import {
   HOST_OPTIMIZER_GBS,
   INT8_BYTES_PER_PARAM,
   KERNEL_OVERHEAD_SECONDS,
-  LOSS_LOGIT_COPIES,
   MATMUL_EFFICIENCY,
   NF4_BYTES_PER_PARAM,
   PCIE_EFFECTIVE_GBS,
@@ -31,6 +30,7 @@ import { eagerElementwiseBytes } from './elementwise.js'
 import { adapterFlopsPerToken, attentionFlopsPerToken, flopsPerToken } from './flops.js'
 import { gatheredWeightBytes } from './gathered.js'
 import { kernelsPerMicroStep, optimizerStepKernels } from './kernels.js'
+import { frozenOtherElementBytes, logitBytesPerVocabEntry } from './loss.js'
 import { adafactorStateElements, OPTIMIZER_STEP_TRAFFIC, optimizerStateBytes } from './optimizer.js'
 import { scalingEfficiency } from './scaling.js'
 
@@ -114,7 +114,9 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
       : input.quant === 'int8'
         ? INT8_BYTES_PER_PARAM
         : frozenElement
-  const frozenBytes = fullTraining ? 0 : frozenLinear * quantBytes + frozenOther * frozenElement
+  const frozenBytes = fullTraining
+    ? 0
+    : frozenLinear * quantBytes + frozenOther * frozenOtherElementBytes(input, frozenElement)
 
   const offloadOptimizer = input.offload !== 'none'
   const offloadAll = input.offload === 'all'
@@ -181,7 +183,7 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
   let logits = 0
   if (lmHead) {
     const lossBytes = mixed || fp32 || input.upcastLogits ? 4 : e
-    const perToken = spec.vocab * (e + lossBytes * LOSS_LOGIT_COPIES)
+    const perToken = spec.vocab * logitBytesPerVocabEntry(e, lossBytes, input.lossChunks)
     if (input.fusedLoss) {
       // Liger's chunking keeps a chunk about the size of the hidden states (BT / ceil(V / H) tokens) and an
       // fp32 gradient of the hidden states; the head's weight gradient is already among the gradients.

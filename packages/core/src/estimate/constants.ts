@@ -101,6 +101,14 @@ export const MATMUL_EFFICIENCY = 0.9
  */
 export const ATTENTION_EFFICIENCY = 0.7
 
+/**
+ * Share of the matmul efficiency a Hopper GPU (H100, H200) sustains against its spec-sheet peak, which is quoted at
+ * the boost clock: at the 700 W power limit of a training step the clock runs lower (`sustainedPeakShare`). Fitted
+ * (`fitTuning`, median absolute error) to the Hopper tokens/s rows (rigfit's H100 calibration, llm-foundry's H100
+ * tables); `validation.test.ts` checks it is the fitted value.
+ */
+export const HOPPER_SUSTAINED_SHARE = 0.88
+
 /** Share of the peak memory bandwidth element-wise kernels reach (STREAM-like kernels on A100/H100: 80-90%). */
 export const BANDWIDTH_EFFICIENCY = 0.8
 

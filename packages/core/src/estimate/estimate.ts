@@ -9,6 +9,7 @@ import {
 } from './activations.js'
 import { adaptersInFp32 } from './adapter-dtype.js'
 import { reservation } from './allocator.js'
+import { attentionExtraFlops } from './attention-work.js'
 import { communicationBytes } from './communication.js'
 import { fitVerdict, runKind } from './confidence.js'
 import {
@@ -16,6 +17,7 @@ import {
   ATTENTION_EFFICIENCY,
   BANDWIDTH_EFFICIENCY,
   ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE,
+  HOPPER_SUSTAINED_SHARE,
   HOST_OPTIMIZER_GBS,
   INT8_BYTES_PER_PARAM,
   KERNEL_OVERHEAD_SECONDS,
@@ -26,6 +28,7 @@ import {
   ZERO_REDUCE_BUCKET_PER_HIDDEN_SQUARED,
 } from './constants.js'
 import { cudaContextBytes, devicePeakTflops } from './device.js'
+import { sustainedPeakShare } from './device-efficiency.js'
 import { eagerElementwiseBytes } from './elementwise.js'
 import { adapterFlopsPerToken, attentionFlopsPerToken, flopsPerToken } from './flops.js'
 import { gatheredWeightBytes } from './gathered.js'
@@ -55,6 +58,8 @@ export interface EstimateTuning {
   allocatorFragmentation: number
   /** Seconds each launched kernel costs beyond its work (host dispatch and launch). */
   kernelOverheadSeconds: number
+  /** Share of the matmul efficiency a Hopper GPU sustains at its power limit (`sustainedPeakShare`). */
+  hopperSustainedShare: number
 }
 
 export const SHIPPED_TUNING: EstimateTuning = {
@@ -62,6 +67,7 @@ export const SHIPPED_TUNING: EstimateTuning = {
   attentionEfficiency: ATTENTION_EFFICIENCY,
   allocatorFragmentation: ALLOCATOR_FRAGMENTATION,
   kernelOverheadSeconds: KERNEL_OVERHEAD_SECONDS,
+  hopperSustainedShare: HOPPER_SUSTAINED_SHARE,
 }
 
 /**
@@ -278,13 +284,15 @@ export function estimate(input: EstimateInput, tuning: EstimateTuning = SHIPPED_
       ? flopsPerToken(spec, input.seq, { ...flopsOpts, gradCheckpointing: false })
       : hardwareFlops
     const tokensPerStep = tokens * input.gradAccum
-    const efficiency = input.matmulEfficiency ?? tuning.matmulEfficiency
+    const efficiency =
+      (input.matmulEfficiency ?? tuning.matmulEfficiency) *
+      sustainedPeakShare(device, tuning.hopperSustainedShare)
     // fp32 adapters multiply at the fp32 (or TF32) rate while the 16-bit base runs on the tensor cores.
     const fp32AdapterFlops = fp32Adapters ? adapterFlopsPerToken(spec, flopsOpts) : 0
     const fp32AdapterTime = fp32Adapters ? fp32AdapterFlops / devicePeakTflops(device, 'fp32', input.tf32) : 0
     // Attention's products run at their own, lower rate: counted as if its FLOPs were that much larger.
     const attentionFlops = attentionFlopsPerToken(spec, input.seq, input.gradCheckpointing)
-    const attentionExtra = attentionFlops * (1 / tuning.attentionEfficiency - 1)
+    const attentionExtra = attentionExtraFlops(input, attentionFlops, tuning.attentionEfficiency)
     const matmulSeconds =
       (tokensPerStep * ((hardwareFlops + attentionExtra - fp32AdapterFlops) / peakTflops + fp32AdapterTime)) /
       (1e12 * efficiency)

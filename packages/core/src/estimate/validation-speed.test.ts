@@ -32,11 +32,11 @@ const cells = (markdown: string) =>
  * at those figures, so a change that makes a class or a method worse fails here. A group without rows has no figure.
  */
 const REACHED_PUBLISHED: Record<string, number> = {
-  all: 0.147,
-  datacenter: 0.142,
+  all: 0.062,
+  datacenter: 0.062,
   consumer: 0.186,
-  full: 0.152,
-  lora: 0.132,
+  full: 0.069,
+  lora: 0.049,
 }
 
 describe('tokens/s held out by source, per device class and per method', () => {

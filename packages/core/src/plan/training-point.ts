@@ -71,6 +71,8 @@ export function pointEstimateInput(
     matmulEfficiency: null,
     lossChunks: 1,
     kbitFp32Casts: false,
+    // Current releases of every stack run FlashAttention-2's generation of kernels.
+    flashAttention2: true,
   }
   return stack ? { ...input, ...stackEstimateFields(stack, point.seq, device) } : input
 }

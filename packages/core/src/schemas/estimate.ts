@@ -108,6 +108,11 @@ export const EstimateInput = z.object({
    * prepare_model_for_kbit_training casts them; off, they stay in the training's 16-bit type.
    */
   kbitFp32Casts: z.boolean().default(false),
+  /**
+   * The flash and SDPA attention kernels are FlashAttention-2's generation, which skips the blocks a causal mask
+   * hides (flash-attn 2, PyTorch's SDPA since 2.2); off, the first generation's rate over the whole score matrix.
+   */
+  flashAttention2: z.boolean().default(true),
   /** `lm`: a vocabulary head over every position; `classification`: a small head on one position (BERT fine-tuning). */
   head: z.enum(['lm', 'classification']).default('lm'),
   /** Measured CUDA context size of the stack (nvidia-smi with one tensor allocated); by GPU generation when null. */

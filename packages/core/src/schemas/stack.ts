@@ -50,6 +50,8 @@ export const StackMechanisms = z.strictObject({
   lazyModuleLoading: z.boolean(),
   /** The attention kernel the framework picks unless the user names one. */
   attention: z.enum(['eager', 'sdpa', 'flash']),
+  /** The flash/SDPA attention kernel is FlashAttention-2's generation (EstimateInput.flashAttention2). */
+  flashAttention2: z.boolean(),
   /** A quantised base's other weights (embeddings, norms, head) are cast to fp32, as prepare_model_for_kbit_training does. */
   kbitFp32Casts: z.boolean(),
 })

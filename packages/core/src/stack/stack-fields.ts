@@ -34,6 +34,7 @@ export function stackEstimateFields(
   | 'cudaContextBytes'
   | 'lossChunks'
   | 'kbitFp32Casts'
+  | 'flashAttention2'
 > {
   return {
     upcastLogits: stack.upcastLogits,
@@ -47,5 +48,6 @@ export function stackEstimateFields(
     lossChunks:
       stack.lossChunkPositions === null ? stack.lossChunks : Math.ceil(seq / stack.lossChunkPositions),
     kbitFp32Casts: stack.kbitFp32Casts,
+    flashAttention2: stack.flashAttention2,
   }
 }

@@ -133,6 +133,20 @@ export const STACK_TABLE: readonly StackFact[] = [
     source: 'https://github.com/pytorch/pytorch/pull/85692',
     says: 'PyTorch 2.0 sets CUDA_MODULE_LOADING=LAZY unless the user sets it',
   },
+  {
+    stack: 'hf',
+    before: '4.38',
+    set: { flashAttention2: false },
+    source: 'https://pytorch.org/blog/pytorch2-2/',
+    says: 'PyTorch 2.2 (January 2024, contemporary with Transformers 4.38) brought FlashAttention-v2 into scaled_dot_product_attention; earlier releases ran the first generation',
+  },
+  {
+    stack: 'hf',
+    from: '4.38',
+    set: { flashAttention2: true },
+    source: 'https://pytorch.org/blog/pytorch2-2/',
+    says: '"FlashAttention-v2 integration" in scaled_dot_product_attention; attn_implementation="flash_attention_2" runs flash-attn 2',
+  },
 
   // LitGPT (Lightning Fabric).
   {
@@ -185,6 +199,19 @@ export const STACK_TABLE: readonly StackFact[] = [
     source: 'https://github.com/pytorch/pytorch/pull/85692',
     says: 'every LitGPT release needs PyTorch 2.1 or later, which loads CUDA modules lazily',
   },
+  {
+    stack: 'litgpt',
+    set: { flashAttention2: true },
+    source: 'https://github.com/Lightning-AI/litgpt/blob/main/pyproject.toml',
+    says: 'dependencies: "torch>=2.6", whose scaled_dot_product_attention carries FlashAttention-v2 (since 2.2)',
+  },
+  {
+    stack: 'litgpt',
+    before: '0.2',
+    set: { flashAttention2: false },
+    source: 'https://github.com/Lightning-AI/litgpt/blob/main/tutorials/resource-tables.md',
+    says: 'the first releases ran on PyTorch 2.1 (the resource tables name 2.1.0+cu121), before FlashAttention-v2 reached scaled_dot_product_attention',
+  },
 
   // torchtune.
   {
@@ -218,6 +245,12 @@ export const STACK_TABLE: readonly StackFact[] = [
     source: 'https://github.com/pytorch/torchtune/blob/main/recipes/lora_finetune_distributed.py',
     says: 'shards with FSDP2 (fully_shard), which reshards every unit after its backward; needs PyTorch 2.4+',
   },
+  {
+    stack: 'torchtune',
+    set: { flashAttention2: true },
+    source: 'https://pytorch.org/blog/pytorch2-2/',
+    says: 'torchtune needs PyTorch 2.2 or later, whose scaled_dot_product_attention carries FlashAttention-v2',
+  },
 
   // torchtitan.
   {
@@ -244,6 +277,12 @@ export const STACK_TABLE: readonly StackFact[] = [
     },
     source: 'https://github.com/pytorch/torchtitan/blob/main/docs/fsdp.md',
     says: 'FSDP2 with bf16 parameters, scaled_dot_product_attention; no LoRA or bitsandbytes path (adapters, were any added, in the model type)',
+  },
+  {
+    stack: 'torchtitan',
+    set: { flashAttention2: true },
+    source: 'https://pytorch.org/blog/pytorch2-2/',
+    says: 'torchtitan runs on PyTorch nightlies after 2.2, whose scaled_dot_product_attention carries FlashAttention-v2',
   },
 
   // NeMo AutoModel.
@@ -274,6 +313,12 @@ export const STACK_TABLE: readonly StackFact[] = [
     source:
       'https://github.com/NVIDIA-NeMo/Automodel/blob/main/examples/llm_finetune/llama3_2/llama3_2_1b_hellaswag_peft.yaml',
     says: 'compile disabled unless configured; torch.optim.Adam (foreach on CUDA); Transformers models with SDPA; FSDP2 sharding',
+  },
+  {
+    stack: 'nemo',
+    set: { flashAttention2: true },
+    source: 'https://pytorch.org/blog/pytorch2-2/',
+    says: 'NeMo AutoModel runs on PyTorch 2.2 and later, whose scaled_dot_product_attention carries FlashAttention-v2',
   },
 
   // A hand-written PyTorch loop (rigfit's example trainer and calibration harness); versions are PyTorch's.
@@ -321,5 +366,19 @@ export const STACK_TABLE: readonly StackFact[] = [
     set: { optimizerImpl: 'foreach', lazyModuleLoading: true },
     source: 'https://pytorch.org/docs/stable/generated/torch.optim.AdamW.html',
     says: 'foreach defaults to the multi-tensor step on CUDA; CUDA_MODULE_LOADING=LAZY is set by default',
+  },
+  {
+    stack: 'plain',
+    before: '2.2',
+    set: { flashAttention2: false },
+    source: 'https://pytorch.org/blog/pytorch2-2/',
+    says: 'scaled_dot_product_attention ran the first FlashAttention generation until PyTorch 2.2',
+  },
+  {
+    stack: 'plain',
+    from: '2.2',
+    set: { flashAttention2: true },
+    source: 'https://pytorch.org/blog/pytorch2-2/',
+    says: 'PyTorch 2.2: "FlashAttention-v2 integration" in scaled_dot_product_attention',
   },
 ]

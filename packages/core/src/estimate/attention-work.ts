@@ -2,12 +2,12 @@ import type { EstimateInput } from '../schemas/index.js'
 
 /**
  * Share of the attention products `attentionFlopsPerToken` counts (every query against every key) that the step
- * pays for, at the attention efficiency. FlashAttention-2 skips the key blocks a causal mask hides ("we can skip the
- * computation of blocks where all column indices are more than row indices", Dao 2023, arXiv 2307.08691, §3.1.1)
- * and runs "around 2× speedup compared to FlashAttention" (ibid., abstract): counted here as half the square at the
- * rate the earlier kernels reach on the whole of it. PyTorch's SDPA carries FlashAttention-2 since 2.2 ("FlashAttention-v2
- * integration", PyTorch 2.2 release notes); before, its flash kernel was the first generation. Eager attention
- * multiplies the whole score matrix and masks it afterwards, and an encoder attends both ways: the whole square.
+ * pays for, at the attention efficiency. FlashAttention-2 skips the key blocks a causal mask hides entirely and
+ * runs about twice as fast as the first FlashAttention (Dao 2023, arXiv 2307.08691: §3.1.1 on causal masking, and
+ * the abstract): counted here as half the square at the rate the earlier kernels reach on the whole of it.
+ * PyTorch's SDPA runs FlashAttention-2 from 2.2 (its release notes); before, its flash kernel was the first
+ * generation. Eager attention multiplies the whole score matrix and masks it afterwards, and an encoder attends
+ * both ways: the whole square.
  * VectorLM's Llama 3 8B runs (flash-attn 2.5.8) keep 90% of their 2,048-token speed at 8,192 tokens, where the whole
  * square predicts 82%; llm-foundry's MPT tables, measured before PyTorch 2.0, follow the whole square to 65,536.
  */

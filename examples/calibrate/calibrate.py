@@ -222,20 +222,17 @@ def gpu_description(args) -> dict:
 
 
 def rows_for(cfg: Config, result: dict, gpu: dict, env: str, source_url: str) -> list[dict]:
+    # Only what a user types: the harness is a hand-written PyTorch loop, the `plain` stack, which decides the rest
+    # (the loss upcasts the logits, no compile, PyTorch's TF32 and optimizer defaults).
     settings = {
         "seq": cfg.seq, "microBatch": cfg.microBatch, "gradAccum": cfg.gradAccum, "precision": cfg.precision,
-        "optimizer": cfg.optimizer, "optimizerImpl": cfg.optimizerImpl, "gradCheckpointing": cfg.gradCheckpointing,
-        "attention": cfg.attention,
-        # PyTorch's default, stated: fp32 matmuls run in full fp32, not on TF32 tensor cores.
-        "tf32": torch.backends.cuda.matmul.allow_tf32,
-        # The decoder runs eagerly and upcasts the logits before the loss, as Hugging Face models do.
-        "compile": False,
-        "upcastLogits": True,
+        "optimizer": cfg.optimizer, "gradCheckpointing": cfg.gradCheckpointing, "attention": cfg.attention,
     }
+    if cfg.optimizerImpl == "fused":
+        settings["fusedOptimizer"] = True
     if cfg.lora_rank:
         settings["lora"] = {"rank": cfg.lora_rank, "targets": cfg.lora_targets, "dropout": 0}
-        # decoder.LoRALinear makes its adapters in the base's type, or in fp32 as PEFT does.
-        settings["adapterDtype"] = cfg.adapter_dtype
+    torch_release = ".".join(torch.__version__.split("+")[0].split(".")[:2])
     gpu_slug = re.sub(r"[^a-z0-9]+", "-", gpu["name"].lower()).strip("-")
     rows = []
     for metric, value in result.items():
@@ -262,7 +259,8 @@ def rows_for(cfg: Config, result: dict, gpu: dict, env: str, source_url: str) ->
                 "where": f"{gpu['name']}, {env}",
                 "says": f"{metric} = {shown} for {cfg.slug()}",
             },
-            "stack": env,
+            "stack": f"plain@{torch_release}",
+            "stackSays": env,
         })
     return rows
 

@@ -6,7 +6,7 @@ import {
   mlpHalfBytes,
   normBytes,
 } from './activations.js'
-import { LOSS_LOGIT_COPIES } from './constants.js'
+import { logitBytesPerVocabEntry } from './loss.js'
 import type { ParameterCounts, PrecisionBytes } from './estimate.js'
 
 /** Activations of the micro-batch, backward's workspace, and the logits and loss at the start of backward. */
@@ -49,7 +49,7 @@ function logitsBytes(input: EstimateInput, { mixed, fp32, e }: PrecisionBytes, t
   let logits = 0
   if (lmHead) {
     const lossBytes = mixed || fp32 || input.upcastLogits ? 4 : e
-    const perToken = spec.vocab * (e + lossBytes * LOSS_LOGIT_COPIES)
+    const perToken = spec.vocab * logitBytesPerVocabEntry(e, lossBytes, input.lossChunks)
     if (input.fusedLoss) {
       // Liger's chunking keeps a chunk about the size of the hidden states (BT / ceil(V / H) tokens) and an
       // fp32 gradient of the hidden states; the head's weight gradient is already among the gradients.

@@ -7,7 +7,7 @@ export interface ElementwiseContext {
   /** Bytes of the residual stream (fp32 under autocast). */
   residualBytes: number
   attention: Attention
-  lora: Pick<LoraSpec, 'targets'> | null
+  lora: (Pick<LoraSpec, 'targets'> & Partial<Pick<LoraSpec, 'dropout'>>) | null
   /** Bytes of an adapter's elements: 4 for PEFT's fp32 adapters on a 16-bit base, else the activations'. */
   adapterBytes?: number
 }
@@ -43,9 +43,15 @@ export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, 
     // Each adapter's output is scaled and added to its base layer's; adapters in another type also cast their
     // input to it and the sum back.
     const b = ctx.adapterBytes ?? a
+    const dropout = (ctx.lora.dropout ?? 0) > 0
     for (const target of distinctTargets(ctx.lora.targets)) {
       const out = loraOutWidth(spec, target)
-      adapters += 5 * b * out + (b === a ? 0 : (a + b) * (loraInWidth(spec, target) + out))
+      const input = loraInWidth(spec, target)
+      adapters += 5 * b * out + (b === a ? 0 : (a + b) * (input + out))
+      // PEFT's lora_dropout runs on the adapter's input: it reads it and writes the dropped copy and a one-byte
+      // mask; backward reads the mask and the incoming gradient and writes the outgoing one. Both passes are
+      // counted here, divided by the three that the forward's total is multiplied by below.
+      if (dropout) adapters += ((2 * b + 1) * input * 2) / 3
     }
   }
   const forward =

@@ -8,6 +8,7 @@ import { fitVerdict, runKind } from './confidence.js'
 import {
   ALLOCATOR_FRAGMENTATION,
   ATTENTION_EFFICIENCY,
+  HOPPER_SUSTAINED_SHARE,
   INT8_BYTES_PER_PARAM,
   KERNEL_OVERHEAD_SECONDS,
   MATMUL_EFFICIENCY,
@@ -16,6 +17,7 @@ import {
 } from './constants.js'
 import { cudaContextBytes } from './device.js'
 import { gatheredWeightBytes } from './gathered.js'
+import { frozenOtherElementBytes } from './loss.js'
 import { adafactorStateElements, optimizerStateBytes } from './optimizer.js'
 import { type StepThroughput, stepThroughput } from './throughput-stage.js'
 
@@ -40,6 +42,8 @@ export interface EstimateTuning {
   allocatorFragmentation: number
   /** Seconds each launched kernel costs beyond its work (host dispatch and launch). */
   kernelOverheadSeconds: number
+  /** Share of the matmul efficiency a Hopper GPU sustains at its power limit (`sustainedPeakShare`). */
+  hopperSustainedShare: number
 }
 
 export const SHIPPED_TUNING: EstimateTuning = {
@@ -47,6 +51,7 @@ export const SHIPPED_TUNING: EstimateTuning = {
   attentionEfficiency: ATTENTION_EFFICIENCY,
   allocatorFragmentation: ALLOCATOR_FRAGMENTATION,
   kernelOverheadSeconds: KERNEL_OVERHEAD_SECONDS,
+  hopperSustainedShare: HOPPER_SUSTAINED_SHARE,
 }
 
 /**
@@ -125,7 +130,9 @@ export function precisionBytes(input: EstimateInput, { parts, fullTraining }: Pa
       : input.quant === 'int8'
         ? INT8_BYTES_PER_PARAM
         : frozenElement
-  const frozenBytes = fullTraining ? 0 : frozenLinear * quantBytes + frozenOther * frozenElement
+  const frozenBytes = fullTraining
+    ? 0
+    : frozenLinear * quantBytes + frozenOther * frozenOtherElementBytes(input, frozenElement)
   return {
     precision,
     fp32,

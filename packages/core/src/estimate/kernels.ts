@@ -51,7 +51,11 @@ export function kernelsPerMicroStep(input: EstimateInput): number {
   let forward = forwardKernelsPerBlock(spec, autocast, quantized) + ATTENTION_KERNELS[input.attention] - 1
   // Autocast, and fp32 adapters on a 16-bit base, cast the adapter's input and its output.
   const casts = autocast || adaptersInFp32(input) ? 2 : 0
-  if (input.lora) forward += distinctTargets(input.lora.targets).length * (LORA_FORWARD_KERNELS + casts)
+  if (input.lora) {
+    // PEFT's lora_dropout is one more kernel per adapted layer (and its backward).
+    const dropout = input.lora.dropout > 0 ? 1 : 0
+    forward += distinctTargets(input.lora.targets).length * (LORA_FORWARD_KERNELS + casts + dropout)
+  }
   const perBlock = forward * (3 + (input.gradCheckpointing ? 3 : 0))
   const outside = 3 * 8
   const kernels = spec.layers * perBlock + outside

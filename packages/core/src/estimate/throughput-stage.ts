@@ -1,3 +1,5 @@
+import { attentionExtraFlops } from './attention-work.js'
+import { sustainedPeakShare } from './device-efficiency.js'
 import type { EstimateInput, EstimateResult } from '../schemas/index.js'
 import {
   BANDWIDTH_EFFICIENCY,
@@ -33,13 +35,15 @@ export function stepThroughput(input: EstimateInput, tuning: EstimateTuning, hel
       ? flopsPerToken(spec, input.seq, { ...flopsOpts, gradCheckpointing: false })
       : hardwareFlops
     const tokensPerStep = tokens * input.gradAccum
-    const efficiency = input.matmulEfficiency ?? tuning.matmulEfficiency
+    const efficiency =
+      (input.matmulEfficiency ?? tuning.matmulEfficiency) *
+      sustainedPeakShare(device, tuning.hopperSustainedShare)
     // fp32 adapters multiply at the fp32 (or TF32) rate while the 16-bit base runs on the tensor cores.
     const fp32AdapterFlops = fp32Adapters ? adapterFlopsPerToken(spec, flopsOpts) : 0
     const fp32AdapterTime = fp32Adapters ? fp32AdapterFlops / devicePeakTflops(device, 'fp32', input.tf32) : 0
     // Attention's products run at their own, lower rate: counted as if its FLOPs were that much larger.
     const attentionFlops = attentionFlopsPerToken(spec, input.seq, input.gradCheckpointing)
-    const attentionExtra = attentionFlops * (1 / tuning.attentionEfficiency - 1)
+    const attentionExtra = attentionExtraFlops(input, attentionFlops, tuning.attentionEfficiency)
     const matmulSeconds =
       (tokensPerStep * ((hardwareFlops + attentionExtra - fp32AdapterFlops) / peakTflops + fp32AdapterTime)) /
       (1e12 * efficiency)

@@ -1,6 +1,7 @@
 import type { RunKind, ValidationRow } from '../schemas/index.js'
 import { calibrateBands } from './band-calibration.js'
 import { FIT_BANDS, type FitBand } from './confidence.js'
+import { isHopper } from './device-efficiency.js'
 import { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
 import {
   evaluateValidationRow,
@@ -24,6 +25,8 @@ export const TUNING_GRID = {
   attentionEfficiency: steps(0.3, 1, 0.1),
   /** Microseconds; fitted only to the launch-bound tokens/s rows (`fitSpeed`). */
   kernelOverheadMicroseconds: steps(0, 30, 1),
+  /** Fitted only to the Hopper tokens/s rows (`fitSpeed`). */
+  hopperSustainedShare: steps(0.5, 1, 0.02),
 } as const
 
 /**
@@ -38,6 +41,7 @@ export const PRIOR_TUNING: EstimateTuning = {
   attentionEfficiency: 0.7,
   allocatorFragmentation: 0,
   kernelOverheadSeconds: 10e-6,
+  hopperSustainedShare: 1,
 }
 
 /** Median absolute error, ties broken by the mean, so the search prefers the value that is better overall. */
@@ -96,24 +100,47 @@ export function isLaunchBound(row: ValidationRow): boolean {
  * again at the fitted one.
  */
 function fitSpeed(speedRows: readonly ValidationRow[]) {
-  const efficiencies = (kernelOverheadSeconds: number) =>
-    best(speedRows, EFFICIENCY_GRID, (value) => ({ ...SHIPPED_TUNING, ...value, kernelOverheadSeconds }), {
-      matmulEfficiency: PRIOR_TUNING.matmulEfficiency,
-      attentionEfficiency: PRIOR_TUNING.attentionEfficiency,
-    })
+  const efficiencies = (kernelOverheadSeconds: number, hopperSustainedShare: number) =>
+    best(
+      speedRows,
+      EFFICIENCY_GRID,
+      (value) => ({ ...SHIPPED_TUNING, ...value, kernelOverheadSeconds, hopperSustainedShare }),
+      {
+        matmulEfficiency: PRIOR_TUNING.matmulEfficiency,
+        attentionEfficiency: PRIOR_TUNING.attentionEfficiency,
+      },
+    )
   const launchBound = speedRows.filter(isLaunchBound)
   let kernelOverheadSeconds = PRIOR_TUNING.kernelOverheadSeconds
+  let hopperSustainedShare = PRIOR_TUNING.hopperSustainedShare
+  const first = efficiencies(kernelOverheadSeconds, hopperSustainedShare)
   if (launchBound.length >= MIN_LAUNCH_BOUND_ROWS) {
-    const first = efficiencies(kernelOverheadSeconds)
     kernelOverheadSeconds = best(
       launchBound,
       TUNING_GRID.kernelOverheadMicroseconds.map((us) => us / 1e6),
-      (seconds) => ({ ...SHIPPED_TUNING, ...first, kernelOverheadSeconds: seconds }),
+      (seconds) => ({ ...SHIPPED_TUNING, ...first, kernelOverheadSeconds: seconds, hopperSustainedShare }),
       kernelOverheadSeconds,
     )
   }
-  return { ...efficiencies(kernelOverheadSeconds), kernelOverheadSeconds }
+  // Hopper's sustained share is fitted to the Hopper rows alone, once there are enough of them.
+  const hopper = speedRows.filter((row) => isHopper(validationInput(row).device ?? NO_DEVICE))
+  if (hopper.length >= MIN_LAUNCH_BOUND_ROWS) {
+    const second = efficiencies(kernelOverheadSeconds, hopperSustainedShare)
+    hopperSustainedShare = best(
+      hopper,
+      TUNING_GRID.hopperSustainedShare,
+      (share) => ({ ...SHIPPED_TUNING, ...second, kernelOverheadSeconds, hopperSustainedShare: share }),
+      hopperSustainedShare,
+    )
+  }
+  return {
+    ...efficiencies(kernelOverheadSeconds, hopperSustainedShare),
+    kernelOverheadSeconds,
+    hopperSustainedShare,
+  }
 }
+
+const NO_DEVICE = { kind: 'cpu', computeCapability: null } as const
 
 /**
  * The global constants fitted to rows: the step time's to the tokens/s rows (`fitSpeed`), the allocator's

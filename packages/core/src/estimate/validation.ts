@@ -2,12 +2,16 @@ import { RigfitError } from '../errors.js'
 import { findCatalogModel } from '../model/catalog.js'
 import { modelSpecFromHfConfig } from '../model/hf-config.js'
 import {
-  EstimateInput,
+  EstimateDevice,
+  type EstimateInput,
   type FitVerdict,
   type RunKind,
   type ValidationMetric,
   ValidationRow,
 } from '../schemas/index.js'
+import { resolveStack } from '../stack/resolve-stack.js'
+import { userEstimateInput } from '../stack/stack-estimate-input.js'
+import { parseStackRef } from '../stack/stack-ref.js'
 import { FIT_BANDS, type FitBand, fitVerdict, runKind } from './confidence.js'
 import { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
 
@@ -54,9 +58,8 @@ export function parseValidationRow(json: unknown, where: string): ValidationRow 
 const inputs = new WeakMap<ValidationRow, EstimateInput>()
 
 /**
- * The estimate input a row describes, with `rigfit estimate`'s defaults for what the row does not state: the
- * fused optimizer step and TF32 where the GPU has them (what the planner's packs choose on NVIDIA), a
- * classification head for encoders, the GPUs' link unknown.
+ * The estimate input a row describes: exactly what `rigfit estimate --stack <row.stack>` builds from the row's
+ * settings on its GPU (`userEstimateInput`), with nothing a user could not type.
  */
 export function validationInput(row: ValidationRow): EstimateInput {
   const cached = inputs.get(row)
@@ -73,15 +76,12 @@ export function validationInput(row: ValidationRow): EstimateInput {
     )
   }
   const { vramGB, ...gpu } = row.gpu
-  const gpus = (row.settings.gpus ?? 1) * (row.settings.nodes ?? 1)
-  const input = EstimateInput.parse({
-    optimizerImpl: gpu.kind === 'cuda' ? 'fused' : 'foreach',
-    tf32: gpu.tf32 ?? false,
-    interconnect: gpus > 1 ? 'unknown' : 'none',
-    ...row.settings,
-    head: model.kind === 'encoder' ? 'classification' : 'lm',
+  const stack = resolveStack(parseStackRef(row.stack, `validation row ${row.id}: stack`, 'validation'))
+  const input = userEstimateInput({
     model,
-    device: { ...gpu, vramBytes: Math.round(vramGB * 2 ** 30) },
+    device: EstimateDevice.parse({ ...gpu, vramBytes: Math.round(vramGB * 2 ** 30) }),
+    settings: row.settings,
+    stack: stack.mechanisms,
   })
   inputs.set(row, input)
   return input

@@ -2,7 +2,9 @@ import type { InterconnectKind } from '../estimate/scaling.js'
 import type { Attention, Offload, Optimizer, Precision, Quantization, Sharding } from '../schemas/common.js'
 import { type EstimateDevice, type EstimateInput, LoraSpec } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
+import type { StackMechanisms } from '../schemas/stack.js'
 import type { TrainingPlan } from '../schemas/training-plan.js'
+import { stackEstimateFields } from '../stack/stack-fields.js'
 import { processesPerNode } from './batch.js'
 
 /** The settings that decide a plan's memory and speed: what the planner searches and `rigfit estimate` takes. */
@@ -36,8 +38,9 @@ export function pointEstimateInput(
   point: TrainingPoint,
   device: EstimateDevice | null,
   interconnect: InterconnectKind,
+  stack?: StackMechanisms,
 ): EstimateInput {
-  return {
+  const input: EstimateInput = {
     model: point.model,
     seq: point.seq,
     microBatch: point.microBatch,
@@ -66,7 +69,12 @@ export function pointEstimateInput(
     head: point.model.kind === 'encoder' ? 'classification' : 'lm',
     cudaContextBytes: null,
     matmulEfficiency: null,
+    lossChunks: 1,
+    kbitFp32Casts: false,
+    // Current releases of every stack run FlashAttention-2's generation of kernels.
+    flashAttention2: true,
   }
+  return stack ? { ...input, ...stackEstimateFields(stack, point.seq, device) } : input
 }
 
 /** A plan's own training point, read back from its settings. */

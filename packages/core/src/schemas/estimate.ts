@@ -11,6 +11,7 @@ import {
   Sharding,
 } from './common.js'
 import { ModelSpec } from './model-spec.js'
+import { StackRefText } from './stack.js'
 
 /** Linear layers a LoRA adapter can wrap, named after the Llama projections (GPT-2's c_fc is `up`, c_proj `down`). */
 export const LoraTarget = z.enum(['q', 'k', 'v', 'o', 'gate', 'up', 'down'])
@@ -98,6 +99,21 @@ export const EstimateInput = z.object({
   upcastLogits: z.boolean().default(false),
   /** Fused linear + cross-entropy (Liger, cut cross-entropy): the full logits are never materialised. */
   fusedLoss: z.boolean().default(false),
+  /**
+   * The cross-entropy runs over this many chunks of the logits (torchtune's CEWithChunkedOutputLoss: 8; LitGPT's
+   * 128-position chunks): the loss's gradient temporaries exist for one chunk at a time.
+   */
+  lossChunks: z.number().int().positive().default(1),
+  /**
+   * A quantised base's other weights (embeddings, norms, output head) are fp32, as PEFT's
+   * prepare_model_for_kbit_training casts them; off, they stay in the training's 16-bit type.
+   */
+  kbitFp32Casts: z.boolean().default(false),
+  /**
+   * The flash and SDPA attention kernels are FlashAttention-2's generation, which skips the blocks a causal mask
+   * hides (flash-attn 2, PyTorch's SDPA since 2.2); off, the first generation's rate over the whole score matrix.
+   */
+  flashAttention2: z.boolean().default(true),
   /** `lm`: a vocabulary head over every position; `classification`: a small head on one position (BERT fine-tuning). */
   head: z.enum(['lm', 'classification']).default('lm'),
   /** Measured CUDA context size of the stack (nvidia-smi with one tensor allocated); by GPU generation when null. */
@@ -241,6 +257,37 @@ export const ValidationMetric = z.enum([
 export type ValidationMetric = z.infer<typeof ValidationMetric>
 
 /**
+ * The training settings a user states (`rigfit estimate`'s flags besides the hardware and the stack): everything
+ * else the estimate needs comes from the stack the run uses (`--stack`). `fusedOptimizer`, `compile` and `tf32` are
+ * settings a user writes (`optim adamw_torch_fused`, `torch_compile=True`, `tf32=True`); when absent, the stack's
+ * default holds.
+ */
+export const EstimateSettings = z.strictObject({
+  ...EstimateInput.pick({
+    seq: true,
+    microBatch: true,
+    gradAccum: true,
+    precision: true,
+    optimizer: true,
+    gradCheckpointing: true,
+    attention: true,
+    gpus: true,
+    nodes: true,
+    interconnect: true,
+    sharding: true,
+    offload: true,
+    lora: true,
+    quant: true,
+    tf32: true,
+    compile: true,
+  })
+    .partial()
+    .required({ seq: true, microBatch: true }).shape,
+  fusedOptimizer: z.boolean().optional(),
+})
+export type EstimateSettings = z.infer<typeof EstimateSettings>
+
+/**
  * One measured training configuration (packages/core/validation/*.jsonl): the model (a catalog id or an inline
  * Hugging Face config), the settings, the GPU, the metric and its value as published, and where it was published.
  */
@@ -250,34 +297,8 @@ export const ValidationRow = z.strictObject({
     z.strictObject({ catalog: z.string() }),
     z.strictObject({ config: z.record(z.string(), z.unknown()) }),
   ]),
-  // Only what `rigfit estimate` takes as flags: a row is estimated exactly as a user would run it.
-  settings: EstimateInput.pick({
-    seq: true,
-    microBatch: true,
-    gradAccum: true,
-    precision: true,
-    optimizer: true,
-    optimizerImpl: true,
-    gradCheckpointing: true,
-    attention: true,
-    gpus: true,
-    nodes: true,
-    interconnect: true,
-    sharding: true,
-    frozenStaysGathered: true,
-    offload: true,
-    lora: true,
-    adapterDtype: true,
-    quant: true,
-    quantKeepsInputs: true,
-    tf32: true,
-    compile: true,
-    upcastLogits: true,
-    cudaContextBytes: true,
-  })
-    .partial()
-    .required({ seq: true, microBatch: true })
-    .strict(),
+  // Only what a user types as `rigfit estimate` flags: the stack decides the rest, as it does for the CLI.
+  settings: EstimateSettings,
   gpu: EstimateDevice.omit({ vramBytes: true }).extend({ vramGB: z.number().positive() }),
   metric: ValidationMetric,
   /** The figure as published, in `unit`; tokens/s are per device. */
@@ -293,8 +314,10 @@ export const ValidationRow = z.strictObject({
     where: z.string(),
     says: z.string(),
   }),
+  /** The stack a user would pass as `--stack`, NAME@VERSION, read from the source's own words in `stackSays`. */
+  stack: StackRefText,
   /** The software stack as the source states it (framework, PyTorch, CUDA, bitsandbytes versions), or "not stated". */
-  stack: z.string().min(3),
+  stackSays: z.string().min(3),
   notes: z.string().optional(),
 })
 export type ValidationRow = z.infer<typeof ValidationRow>

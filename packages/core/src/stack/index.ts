@@ -1,0 +1,5 @@
+export { type ResolvedStack, resolveStack } from './resolve-stack.js'
+export { type UserEstimateRequest, userEstimateInput } from './stack-estimate-input.js'
+export { EAGER_CUDA_CONTEXT_BYTES, type StackOverrides, stackEstimateFields } from './stack-fields.js'
+export { compareVersions, formatStackRef, parseStackRef } from './stack-ref.js'
+export { CURRENT_STACK_VERSION, STACK_TABLE, type StackFact } from './stack-table.js'

@@ -9,6 +9,7 @@ import {
   hasFlashAttention,
   listModels,
   type ModelSpec,
+  parseGiB,
   pointEstimateInput,
   RigfitError,
   runKind,
@@ -196,8 +197,8 @@ export default class Estimate extends RigfitCommand {
         },
       )
     }
-    const vramBytes = flags.vram === undefined ? undefined : parseGiB(flags.vram, '--vram')
-    const ramBytes = flags.ram === undefined ? undefined : parseGiB(flags.ram, '--ram')
+    const vramBytes = flags.vram === undefined ? undefined : parseGiBBytes(flags.vram, '--vram')
+    const ramBytes = flags.ram === undefined ? undefined : parseGiBBytes(flags.ram, '--ram')
     const context = await resolveEstimateContext(
       this,
       {
@@ -318,17 +319,8 @@ function required<T>(value: T | undefined, flag: string, example: string): T {
   return value
 }
 
-function parseGiB(text: string, flag: '--vram' | '--ram'): number {
-  const value = Number(text)
-  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1e6) {
-    throw new RigfitError('usage', 'E_USAGE', `${flag} "${text}" is not a positive number of GiB`, {
-      suggestion:
-        flag === '--vram'
-          ? 'Write the memory per GPU in GiB, e.g. --vram 24.'
-          : 'Write the RAM of the machine in GiB, e.g. --ram 16.',
-    })
-  }
-  return Math.round(value * GIB)
+function parseGiBBytes(text: string, flag: '--vram' | '--ram'): number {
+  return Math.round(parseGiB(text, flag) * GIB)
 }
 
 function parseLora(

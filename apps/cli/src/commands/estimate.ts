@@ -9,6 +9,7 @@ import {
   hasFlashAttention,
   listModels,
   type ModelSpec,
+  Precision,
   parseGiB,
   pointEstimateInput,
   RigfitError,
@@ -62,7 +63,7 @@ export default class Estimate extends RigfitCommand {
       max: 1_000_000,
     }),
     precision: Flags.option({
-      options: ['fp32', 'fp16-mixed', 'bf16-mixed', 'fp16-true', 'bf16-true'] as const,
+      options: Precision.options,
       default: 'bf16-mixed',
       description: 'Number format of training.',
     })(),

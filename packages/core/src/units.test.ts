@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { RigfitError } from './errors.js'
-import { parseCount, parseDurationHours, parseSizeBytes } from './units.js'
+import { MAX_MEMORY_GIB, parseCount, parseDurationHours, parseGiB, parseSizeBytes } from './units.js'
 
 describe('parseDurationHours', () => {
   it.each([
@@ -71,4 +71,28 @@ describe('parseCount', () => {
       expect(() => parseCount(text, '--examples')).toThrow(/--examples/)
     },
   )
+})
+
+describe('parseGiB', () => {
+  it('takes a positive number of GiB up to a million, the same for --vram and --ram', () => {
+    for (const flag of ['--vram', '--ram'] as const) {
+      expect(parseGiB('24', flag)).toBe(24)
+      expect(parseGiB('15.5', flag)).toBe(15.5)
+      expect(parseGiB(String(MAX_MEMORY_GIB), flag)).toBe(MAX_MEMORY_GIB)
+      for (const bad of [
+        '',
+        ' ',
+        '0',
+        '-8',
+        'abc',
+        'NaN',
+        'Infinity',
+        '24GB',
+        String(MAX_MEMORY_GIB * 1.01),
+      ]) {
+        expect(() => parseGiB(bad, flag), `${flag} ${bad}`).toThrow(RigfitError)
+        expect(() => parseGiB(bad, flag)).toThrow(`${flag} "${bad}" is not a positive number of GiB`)
+      }
+    }
+  })
 })

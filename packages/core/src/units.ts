@@ -76,6 +76,26 @@ export function parseCount(text: string, flag: string): number {
   return count
 }
 
+/** The most memory `--vram` and `--ram` take: a million GiB, about the 1 PiB the estimator stops at. */
+export const MAX_MEMORY_GIB = 1e6
+
+/**
+ * Parses `--vram` or `--ram`: a plain number of GiB (24, 15.5), above 0 and at most a million. Every command
+ * that takes them parses them here, so they accept and refuse the same values.
+ */
+export function parseGiB(text: string, flag: '--vram' | '--ram'): number {
+  const value = Number(text)
+  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > MAX_MEMORY_GIB) {
+    throw new RigfitError('usage', 'E_USAGE', `${flag} "${text}" is not a positive number of GiB`, {
+      suggestion:
+        flag === '--vram'
+          ? 'Write the memory per GPU in GiB, e.g. --vram 24.'
+          : 'Write the RAM of the machine in GiB, e.g. --ram 16.',
+    })
+  }
+  return value
+}
+
 /** Bytes as GiB with one decimal, without the unit ("14.4"): how plans and warnings write memory. */
 export function gibText(bytes: number): string {
   return (bytes / 2 ** 30).toFixed(1)

@@ -59,7 +59,7 @@ export {
   summarizePowerSupplies,
 } from './parsers/power-supply.js'
 export { parseProcSwaps } from './parsers/proc-swaps.js'
-export { parseRocmSmiJson } from './parsers/rocm-smi.js'
+export { parseRocmSmiJson, ROCM_SMI_READING_ARGS } from './parsers/rocm-smi.js'
 export { parseSysctl } from './parsers/sysctl.js'
 export { parseSystemProfilerDisplays } from './parsers/system-profiler.js'
 export { parseXpuSmiDiscovery } from './parsers/xpu-smi.js'

@@ -9,6 +9,8 @@ import {
   hasFlashAttention,
   listModels,
   type ModelSpec,
+  Precision,
+  parseGiB,
   pointEstimateInput,
   RigfitError,
   resolveLoraTargets,
@@ -64,7 +66,7 @@ export default class Estimate extends RigfitCommand {
       max: 1_000_000,
     }),
     precision: Flags.option({
-      options: ['fp32', 'fp16-mixed', 'bf16-mixed', 'fp16-true', 'bf16-true'] as const,
+      options: Precision.options,
       default: 'bf16-mixed',
       description: 'Number format of training.',
     })(),
@@ -200,8 +202,8 @@ export default class Estimate extends RigfitCommand {
         },
       )
     }
-    const vramBytes = flags.vram === undefined ? undefined : parseGiB(flags.vram, '--vram')
-    const ramBytes = flags.ram === undefined ? undefined : parseGiB(flags.ram, '--ram')
+    const vramBytes = flags.vram === undefined ? undefined : parseGiBBytes(flags.vram, '--vram')
+    const ramBytes = flags.ram === undefined ? undefined : parseGiBBytes(flags.ram, '--ram')
     const context = await resolveEstimateContext(
       this,
       {
@@ -324,17 +326,8 @@ function required<T>(value: T | undefined, flag: string, example: string): T {
   return value
 }
 
-function parseGiB(text: string, flag: '--vram' | '--ram'): number {
-  const value = Number(text)
-  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1e6) {
-    throw new RigfitError('usage', 'E_USAGE', `${flag} "${text}" is not a positive number of GiB`, {
-      suggestion:
-        flag === '--vram'
-          ? 'Write the memory per GPU in GiB, e.g. --vram 24.'
-          : 'Write the RAM of the machine in GiB, e.g. --ram 16.',
-    })
-  }
-  return Math.round(value * GIB)
+function parseGiBBytes(text: string, flag: '--vram' | '--ram'): number {
+  return Math.round(parseGiB(text, flag) * GIB)
 }
 
 function parseLora(

@@ -1,5 +1,5 @@
 import { type Command, Flags } from '@oclif/core'
-import { type HardwareProfile, RigfitError } from '@rigfit/core'
+import { type HardwareProfile, parseGiB } from '@rigfit/core'
 import {
   applyOverrides,
   collectProfile,
@@ -11,25 +11,12 @@ import {
 import { loadAllCatalogEntries } from './catalog.js'
 import { inputTimeoutMs } from './input-timeout.js'
 
-const gibFlag = (name: string, description: string) =>
+const gibFlag = (name: 'vram' | 'ram', description: string) =>
   Flags.custom<number>({
     description,
     helpGroup: 'HARDWARE',
     helpValue: 'GiB',
-    parse: async (input) => {
-      const value = Number(input)
-      if (!Number.isFinite(value) || value <= 0) {
-        throw new RigfitError(
-          'usage',
-          'E_USAGE',
-          `--${name} must be a positive number of GiB, got "${input}".`,
-          {
-            suggestion: `For example --${name} 24.`,
-          },
-        )
-      }
-      return value
-    },
+    parse: async (input) => parseGiB(input, `--${name}`),
   })()
 
 /**

@@ -1,4 +1,4 @@
-import { halfType, processesPerNode, type TrainingPlan } from '@rigfit/core'
+import { halfType, Precision, processesPerNode, type TrainingPlan } from '@rigfit/core'
 import { stringify } from 'yaml'
 import { z } from 'zod'
 import { engineOf } from '../engine.js'
@@ -36,7 +36,7 @@ const HydraHardwareGroup = z.strictObject({
     block_size: z.number().int().positive(),
   }),
   device: z.strictObject({
-    precision: z.enum(['fp32', 'fp16-mixed', 'bf16-mixed', 'fp16-true', 'bf16-true']),
+    precision: z.enum(Precision.options),
     tf32: z.boolean(),
   }),
   optimization: z.strictObject({

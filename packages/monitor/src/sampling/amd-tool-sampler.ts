@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import type { MonitorGpuReading } from '@rigfit/core'
-import { parseAmdSmi, parseRocmSmiJson, runTool } from '@rigfit/profiler'
+import { parseAmdSmi, parseRocmSmiJson, ROCM_SMI_READING_ARGS, runTool } from '@rigfit/profiler'
 import type { Clock, TimerHandle, Timers } from '../runtime/clock.js'
 
 export type AmdTool = 'amd-smi' | 'rocm-smi'
@@ -14,15 +14,7 @@ const CALL_TIMEOUT_MS = 10_000
 /** Output beyond this is not a GPU listing. */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 
-const ROCM_SMI_ARGS = [
-  '--showproductname',
-  '--showmeminfo',
-  'vram',
-  '--showtemp',
-  '--showpower',
-  '--showmaxpower',
-  '--json',
-]
+const ROCM_SMI_ARGS = [...ROCM_SMI_READING_ARGS, '--json']
 
 /** The first of amd-smi and rocm-smi found executable on PATH, with its path; null when neither is. */
 export function findAmdTool(env: NodeJS.ProcessEnv): { tool: AmdTool; path: string } | null {

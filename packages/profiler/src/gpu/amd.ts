@@ -1,26 +1,15 @@
-import type { Gpu } from '@rigfit/core'
-import { amdPrecision, familyOf } from '@rigfit/core'
+import { amdPrecision, familyOf, type Gpu } from '@rigfit/core'
 import type { PciGpu } from '../linux/pci-gpus.js'
 import { parseAmdSmi } from '../parsers/amd-smi.js'
 import { normalizeBusId } from '../parsers/bus-id.js'
-import { type AmdGpuRow, parseRocmSmiJson } from '../parsers/rocm-smi.js'
+import { type AmdGpuRow, parseRocmSmiJson, ROCM_SMI_READING_ARGS } from '../parsers/rocm-smi.js'
 import { type ProbeContext, requireSuccess } from '../probe-runner.js'
 import { gpuRecord } from './gpu-record.js'
 
 /** gfx targets of AMD APUs (Raven, Renoir/Cezanne, Rembrandt, Raphael, Phoenix, Strix): integrated GPUs. */
 const APU_TARGETS = /^gfx(90[29c]|103[5-7]|110[3]|115[0-2])$/
 
-const ROCM_SMI_ARGS = [
-  '--showproductname',
-  '--showmeminfo',
-  'vram',
-  '--showtemp',
-  '--showpower',
-  '--showmaxpower',
-  '--showbus',
-  '--showdriverversion',
-  '--json',
-]
+const ROCM_SMI_ARGS = [...ROCM_SMI_READING_ARGS, '--showbus', '--showdriverversion', '--json']
 
 export interface AmdProbeData {
   rows: AmdGpuRow[]

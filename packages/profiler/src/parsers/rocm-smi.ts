@@ -71,6 +71,16 @@ function cardFields(card: Record<string, unknown>): {
   return { fields, keys }
 }
 
+/** The rocm-smi readings of each GPU that both the profile and the monitor's samples take. */
+export const ROCM_SMI_READING_ARGS = [
+  '--showproductname',
+  '--showmeminfo',
+  'vram',
+  '--showtemp',
+  '--showpower',
+  '--showmaxpower',
+] as const
+
 /**
  * Parses `rocm-smi --showproductname --showmeminfo vram --showtemp --showpower --showmaxpower --showbus
  * --showdriverversion --json`: one object per `cardN`, plus `system` with the driver version. Each card is

@@ -12,7 +12,7 @@ import {
   type Workload,
   withoutPin,
 } from '@rigfit/core'
-import { applyOverrides } from '@rigfit/profiler'
+import { applyOverrides, assumedCpuCount, assumedRamGiB, type ProfileOverrides } from '@rigfit/profiler'
 import { loadAllCatalogEntries } from './catalog.js'
 import { type PlanModesOptions, planModes } from './planning.js'
 
@@ -84,9 +84,12 @@ export function explainedFitError(error: RigfitError, alternatives: FitAlternati
     (alternative) =>
       `${alternative.flags}: ${alternative.change}, ${gib(alternative.predictedBytes)} of ${gib(alternative.capacityBytes)} GiB per device`,
   )
+  // The planner's details (the binding constraint, what was tried) stay; the alternatives join them.
+  const planner = typeof error.details === 'object' && error.details !== null ? error.details : {}
   return new RigfitError(error.kind, error.code, error.message, {
     suggestion: `These changes fit:\n  ${lines.join('\n  ')}`,
     details: {
+      ...planner,
       alternatives: alternatives.map(({ plan: _plan, ...rest }) => rest),
       nearestPlan: alternatives[0]?.plan ?? null,
     },
@@ -157,6 +160,9 @@ function hardwareTrials(profile: HardwareProfile, catalog: GpuCatalogEntry[]): T
   // A Mac's memory is its chip's: no more of them train together, and a larger one is another Mac.
   if (!gpu || gpu.integrated || gpu.vendor === 'apple') return []
   const count = profile.gpus.length
+  // The printed command keeps the user's other flags: a RAM or CPU count they gave stays, an assumed one is
+  // assumed again for the new GPUs, as the command run with those flags would.
+  const kept = givenHost(profile)
   const trials: Trial[] = [2, 4, 8]
     .map((factor) => count * factor)
     .filter((gpus) => gpus <= 8)
@@ -164,7 +170,7 @@ function hardwareTrials(profile: HardwareProfile, catalog: GpuCatalogEntry[]): T
       group: 'hardware',
       change: `${gpus} x ${gpu.name}`,
       flags: `--gpu "${gpu.name}" --gpus ${gpus}`,
-      profile: applyOverrides(profile, { gpus }, catalog),
+      profile: applyOverrides(profile, { ...kept, gpus }, catalog),
     }))
   const larger = catalog
     .filter((entry) => entry.vendor === gpu.vendor && entry.vramGB * GIB > gpu.vramTotalBytes * 1.2)
@@ -175,10 +181,20 @@ function hardwareTrials(profile: HardwareProfile, catalog: GpuCatalogEntry[]): T
       group: 'hardware',
       change: `${entry.name} (${entry.vramGB} GB)`,
       flags: `--gpu "${entry.name}" --gpus ${count}`,
-      profile: applyOverrides(profile, { gpu: entry, gpus: count }, catalog),
+      profile: applyOverrides(profile, { ...kept, gpu: entry, gpus: count }, catalog),
     })
   }
   return trials
+}
+
+/** The host RAM and CPUs of a what-if profile that the user gave (not assumed), as overrides to keep. */
+function givenHost(profile: HardwareProfile): ProfileOverrides {
+  const given: ProfileOverrides = {}
+  const ram = profile.overrides.find((change) => change.startsWith('ram='))
+  if (ram && assumedRamGiB(profile) === null) given.ramGiB = Number.parseFloat(ram.slice('ram='.length))
+  const cpus = profile.overrides.find((change) => change.startsWith('cpus='))
+  if (cpus && assumedCpuCount(profile) === null) given.cpus = Number.parseInt(cpus.slice('cpus='.length), 10)
+  return given
 }
 
 function pinLabel(name: PinName): string {

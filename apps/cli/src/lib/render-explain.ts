@@ -19,8 +19,20 @@ function traceLines(entry: TraceEntry): string[] {
     `  decided by  ${entry.pack}/${entry.rule} (${entry.layer})`,
     `  because     ${entry.reason}`,
   ]
-  if (Object.keys(entry.facts).length > 0) lines.push(`  facts read  ${formatFacts(entry.facts)}`)
+  const { alternatives, ...facts } = entry.facts
+  if (Object.keys(facts).length > 0) lines.push(`  facts read  ${formatFacts(facts)}`)
+  lines.push(...comparedLines(alternatives))
   return lines
+}
+
+/** The setups the search weighed, one a line with its predicted speed and time; the chosen one marked. */
+function comparedLines(alternatives: unknown): string[] {
+  if (!Array.isArray(alternatives)) return []
+  return alternatives.map((a: Record<string, unknown>, i) => {
+    const hours = typeof a.hours === 'number' ? `, ${a.hours} h` : ''
+    const gib = typeof a.memoryBytes === 'number' ? `, ${(a.memoryBytes / 2 ** 30).toFixed(1)} GiB` : ''
+    return `  ${i === 0 ? 'compared' : '        '}    ${String(a.setup)}: ${String(a.tokensPerSecond)} tokens/s${hours}${gib}${a.chosen ? '  <- chosen' : ''}`
+  })
 }
 
 function formatFacts(facts: Record<string, unknown>): string {
@@ -51,6 +63,8 @@ export function renderExplanation(item: ExplainedSetting): string {
     )
     lines.push(`  because     ${p.reason}`)
     if (Object.keys(p.facts).length > 0) lines.push(`  facts read  ${formatFacts(p.facts)}`)
+    // The rule's preference held: the setups the search weighed against it, with their predicted speed.
+    lines.push(...comparedLines(last?.facts.alternatives))
   } else if (last) {
     lines.push(...traceLines(last))
     if (decision) {

@@ -11,6 +11,7 @@ import { TrainingPlan } from '../schemas/training-plan.js'
 import { WORKLOAD_SCHEMA_VERSION, type Workload } from '../schemas/workload.js'
 import { generatePlan } from './generate.js'
 import { MODES } from './modes.js'
+import { BUDGET_TOLERANCE } from './search.js'
 
 const machinesDir = new URL('../../test/fixtures/machines/', import.meta.url)
 const machine = (name: string) =>
@@ -55,8 +56,9 @@ describe('generatePlan on every fixture machine', () => {
       for (const mode of MODES) {
         const plan = await planFor(profile, pretrain(), mode)
         expect(TrainingPlan.safeParse(plan).success).toBe(true)
+        // The mode's line is a target with a tolerance (BUDGET_TOLERANCE), never more.
         expect(plan.memory.perDevice.total).toBeLessThanOrEqual(
-          plan.memory.capacityBytes * plan.memory.budgetFraction,
+          plan.memory.capacityBytes * plan.memory.budgetFraction * (1 + BUDGET_TOLERANCE),
         )
         expect(plan.settings.effectiveBatch).toBe(
           plan.settings.microBatch * plan.settings.gradAccum * Math.max(1, plan.settings.gpus),

@@ -25,6 +25,7 @@ import { describeDevices } from './describe.js'
 import { extremeShapeAdvice } from './extreme-shape.js'
 import { type BaseSpace, climbLadder, type LadderResult, ladderRungs } from './ladder.js'
 import { MODE_BUDGETS, type ModeBudget } from './modes.js'
+import { contextLimitError, deviceMemoryError, hostRamError } from './no-fit.js'
 import { checkPins, methodsAllowedByPins, pinTraces, pinWarnings } from './pins.js'
 import { placeModels } from './placement.js'
 import type { Candidate } from './search.js'
@@ -123,31 +124,27 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
     dataParallelGpus,
     frozenBytes: probe?.frozenBytesOnTrainingGpu ?? 0,
   }
-  const { ladder, targetFor } = searchMode(setup, mode, budget, budgetBytes)
+  const contextLimit = contextLimitError(workload, mode, gpus)
+  if (contextLimit) throw contextLimit
+  const { ladder, targetFor, methods } = searchMode(setup, mode, budget, budgetBytes)
   if ((!ladder.best || !ladder.rung) && ladder.hostNeedBytes !== null) {
     // Setups that fit the GPU were ruled out by host RAM (offloaded states): name the binding limit.
     const hostBudget = profile.memory.usableBytes * HOST_OFFLOAD_SHARE
-    throw new RigfitError(
-      'fit',
-      'E_NO_PLAN_FITS',
+    throw hostRamError(
       `No ${mode} configuration fits: setups that fit ${describeDevices(devices)} (${gibText(budgetBytes)} GiB budget) keep offloaded states in host RAM and need at least ${gibText(ladder.hostNeedBytes)} GiB of it; rigfit may use ${gibText(hostBudget)} GiB of this machine's RAM.`,
-      {
-        suggestion:
-          'Host RAM is the limit: plan for a machine with more RAM (--ram GiB for a what-if), offload less (--offload optimizer or none), or spread the states over more GPUs (--gpus).',
-      },
+      workload,
+      methods,
+      gpus,
+      { budgetBytes, hostNeedBytes: ladder.hostNeedBytes, hostBudgetBytes: hostBudget },
     )
   }
   if (!ladder.best || !ladder.rung) {
-    throw new RigfitError(
-      'fit',
-      'E_NO_PLAN_FITS',
+    throw deviceMemoryError(
       `No ${mode} configuration fits ${describeDevices(devices)} (${gibText(budgetBytes)} GiB budget).`,
-      {
-        suggestion:
-          workload.kind === 'finetune'
-            ? 'Try QLoRA (--method qlora), a smaller model, more GPUs (--gpus), or a larger GPU (--gpu).'
-            : 'Try a machine with more memory, or plan for another GPU with --gpu.',
-      },
+      workload,
+      methods,
+      gpus,
+      { budgetBytes, leastNeedBytes: ladder.leastBytes },
     )
   }
   const best: Candidate = ladder.best
@@ -189,7 +186,7 @@ function searchMode(
   mode: Mode,
   budget: ModeBudget,
   budgetBytes: number,
-): { ladder: LadderResult; targetFor: number } {
+): { ladder: LadderResult; targetFor: number; methods: Method[] } {
   const { request, reader, devices, compute } = setup
   const { profile, workload } = request
   const pins = workload.pins ?? {}
@@ -234,12 +231,13 @@ function searchMode(
     exactTarget: workload.targetEffectiveBatch !== null || Boolean(options.baseBatch),
   }
   const seqs = sequenceCandidates(workload, budget, seqCap)
+  const methods = methodsFor(workload, mode, reader, devices)
   const rungs = ladderRungs({
     base,
     reader,
     mode,
     deviceKind: devices.kind,
-    methods: methodsFor(workload, mode, reader, devices),
+    methods,
     methodPinned: workload.method !== 'auto' || workload.kind === 'pretrain',
     optimizer: compute.optimizer,
     seqs,
@@ -250,7 +248,7 @@ function searchMode(
     fillMemory: mode === 'extreme',
     microBatchRange: budget.microBatchRange,
   })
-  return { ladder, targetFor }
+  return { ladder, targetFor, methods }
 }
 
 /** Running on battery holds every mode to conservative limits. */

@@ -2,9 +2,10 @@ import type { DeviceKind, Mode, Offload, Optimizer, Sharding } from '../schemas/
 import type { SettingPins } from '../schemas/workload.js'
 import { worldSize } from './batch.js'
 import { type Method, methodChoice } from './candidates.js'
+import { type Alternative, chooseSetup, type Found } from './choose.js'
 import type { DecisionReader } from './decided.js'
-import { pickBest, type RankOptions } from './rank.js'
-import { type Candidate, type SearchSpace, searchCandidates } from './search.js'
+import type { RankOptions } from './rank.js'
+import { type Candidate, type EstimateCache, type SearchSpace, searchCandidates } from './search.js'
 import type { TrainingDevices } from './training-devices.js'
 
 /**
@@ -106,25 +107,78 @@ export interface LadderResult {
   rung: Rung | null
   /** Candidates estimated over every rung tried. */
   evaluated: number
-  /** Candidates that fit on the rung that decided. */
+  /** Candidates that fit, over every rung tried. */
   fitting: number
   /** The least host RAM a setup that fits the GPU needs, where host RAM ruled such setups out; else null. */
   hostNeedBytes: number | null
+  /** The least device memory any setup tried needs, fitting or not; null when nothing was tried. */
+  leastBytes: number | null
+  /** The best setup that keeps the rule packs' preferences, when one fits. */
+  preferredBest: Candidate | null
+  /** The setups weighed, by distinct levers, with their predicted speed and time. */
+  alternatives: Alternative[]
 }
 
-/** Climbs the ladder until a rung has candidates that fit, and picks the best of them. */
+/**
+ * Climbs the ladder and weighs every setup that fits on the way (choose.ts): the levers are chosen by predicted
+ * cost, not by the order they are reached. Rungs of a method below one that already fits are skipped (the method
+ * order decides before speed); parameter offload and the shorter-sequence rung are tried only when nothing at the
+ * cheaper levers fits, with any method.
+ */
 export function climbLadder(rungs: Rung[], devices: TrainingDevices, rank: RankOptions): LadderResult {
   let evaluated = 0
   let hostNeedBytes: number | null = null
+  let leastBytes: number | null = null
+  const cache: EstimateCache = new Map()
+  const found = new Map<string, Found>()
+  let bestRank = Number.POSITIVE_INFINITY
   for (const rung of rungs) {
-    const result = searchCandidates(rung.space, devices)
+    const lowest = Math.min(...rung.space.methods.map((m) => m.rank))
+    if (lowest > bestRank) continue
+    // Parameter offload and a shorter sequence are last resorts, after every method at the cheaper levers.
+    if ((rung.lever === 'shorter-sequence' || rung.lever === 'offload-all') && found.size > 0) continue
+    const result = searchCandidates(rung.space, devices, cache)
     evaluated += result.evaluated
     if (result.hostNeedBytes !== null)
       hostNeedBytes = Math.min(hostNeedBytes ?? Infinity, result.hostNeedBytes)
-    const best = pickBest(result.fitting, rank)
-    if (best) return { best, rung, evaluated, fitting: result.fitting.length, hostNeedBytes }
+    if (result.leastBytes !== null) leastBytes = Math.min(leastBytes ?? Infinity, result.leastBytes)
+    for (const candidate of result.fitting) {
+      const key = candidateKey(candidate)
+      const earlier = found.get(key)
+      if (earlier) earlier.preferred ||= !rung.rulesRelaxed
+      else found.set(key, { ...candidate, lever: rung.lever, preferred: !rung.rulesRelaxed })
+      bestRank = Math.min(bestRank, candidate.methodRank)
+    }
   }
-  return { best: null, rung: null, evaluated, fitting: 0, hostNeedBytes }
+  const choice = chooseSetup([...found.values()], rank)
+  const best = choice.best
+  const rung = best ? (rungs.find((r) => r.lever === best.lever) ?? null) : null
+  return {
+    best,
+    rung,
+    evaluated,
+    fitting: found.size,
+    hostNeedBytes,
+    leastBytes,
+    preferredBest: choice.preferredBest,
+    alternatives: choice.alternatives,
+  }
+}
+
+function candidateKey(c: Candidate): string {
+  return JSON.stringify([
+    c.model.id,
+    c.result.params.total,
+    c.method,
+    c.seq,
+    c.microBatch,
+    c.gradAccum,
+    c.gradCheckpointing,
+    c.sharding,
+    c.offload,
+    c.optimizer,
+    c.precision,
+  ])
 }
 
 /** DeepSpeed and FSDP shard and offload on CUDA and ROCm GPUs. */
@@ -148,11 +202,13 @@ function leverChoices(input: LadderInput, level: number, offloadAll: boolean, ru
   if (level >= 4 && offloadAll) offloadLevels.push('all')
   const offloads = preferred('offload', offloadLevels)
   // ZeRO and FSDP run on CUDA and ROCm; on one device ZeRO-2/3 only carry offload (validShardingOffload).
+  // Optimizer-only offload of sharded parameters is ZeRO-3's: FSDP offloads parameters with it or nothing.
+  const offloading = offloads.some((offload) => offload !== 'none')
   const shardings: Sharding[] = !offloadCapable(deviceKind)
     ? ['none']
     : world > 1
-      ? ['none', 'zero1', 'zero2', 'fsdp']
-      : offloads.some((offload) => offload !== 'none')
+      ? ['none', 'zero1', 'zero2', ...(offloading ? (['zero3'] as const) : []), 'fsdp']
+      : offloading
         ? ['none', 'zero2', 'zero3']
         : ['none']
   // bitsandbytes' 8-bit AdamW stands in for AdamW on CUDA.

@@ -66,12 +66,22 @@ describe('the lever ladder, cheapest lever first', () => {
     expect(extreme.warnings.map((w) => w.id)).toContain('rule-preference-relaxed')
   })
 
-  it('takes checkpointing and 8-bit optimizer states before offload', async () => {
+  it('takes 8-bit optimizer states over a longer sequence that needs offload, which the estimate says is slower', async () => {
     const extreme = await plan(machine('desktop-rtx4090'), finetune('llama-3.2-1b'), 'extreme')
     expect(extreme.settings.method).toBe('full')
     expect(extreme.settings.offload).toBe('none')
     expect(extreme.settings.optimizer).toBe('adamw-8bit')
     expect(ladderStep(extreme)).toBe('8-bit-optimizer')
+    // The offloading setups were weighed and predicted slower: explain lists them with their speed.
+    const weighed = extreme.trace.filter((t) => t.setting === 'offload').at(-1)?.facts.alternatives as {
+      setup: string
+      tokensPerSecond: number
+      chosen: boolean
+    }[]
+    const chosen = weighed.find((a) => a.chosen)
+    const offloading = weighed.filter((a) => a.setup.includes('offload'))
+    expect(offloading.length).toBeGreaterThan(0)
+    for (const a of offloading) expect(a.tokensPerSecond).toBeLessThan(chosen?.tokensPerSecond ?? 0)
     const trace = extreme.trace.filter((t) => t.setting === 'optimizer').at(-1)
     expect(trace?.reason).toMatch(/core-optimizer-adamw prefers "adamw"; 8-bit optimizer states/)
   })

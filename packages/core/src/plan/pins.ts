@@ -108,12 +108,24 @@ export function checkPins(workload: Workload, gpus: number): void {
   }
   const { offload, sharding } = pins
   if (offload !== undefined && offload !== 'none' && sharding !== undefined) {
-    if (sharding === 'none' || (offload === 'all' && (sharding === 'zero1' || sharding === 'zero2'))) {
+    const fsdpOptimizerOnly = sharding === 'fsdp' && offload === 'optimizer'
+    if (
+      sharding === 'none' ||
+      fsdpOptimizerOnly ||
+      (offload === 'all' && (sharding === 'zero1' || sharding === 'zero2'))
+    ) {
+      const why = fsdpOptimizerOnly
+        ? "FSDP's CPU offload moves the parameters with the optimizer states, it has no optimizer-only form"
+        : offload === 'all'
+          ? 'parameter offload needs ZeRO-3 or FSDP'
+          : 'offload needs a ZeRO or FSDP engine'
       throw new RigfitError(
         'usage',
         'E_PIN_CONFLICT',
-        `--offload ${offload} cannot run with --sharding ${sharding}: ${offload === 'all' ? 'parameter offload needs ZeRO-3 or FSDP' : 'offload needs a ZeRO or FSDP engine'}.`,
-        { suggestion: 'Use --sharding zero2 for optimizer offload, zero3 or fsdp for --offload all.' },
+        `--offload ${offload} cannot run with --sharding ${sharding}: ${why}.`,
+        {
+          suggestion: 'Use --sharding zero2 or zero3 for optimizer offload, zero3 or fsdp for --offload all.',
+        },
       )
     }
   }

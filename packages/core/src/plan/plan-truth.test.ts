@@ -15,6 +15,7 @@ import { effectiveBatchOf } from './batch.js'
 import { generatePlan, type PlanOptions } from './generate.js'
 import { MODES } from './modes.js'
 import { estimatePower } from './power.js'
+import { BUDGET_TOLERANCE } from './search.js'
 import { strategyFor, strategyProblem } from './strategy.js'
 import { selectTrainingDevices } from './training-devices.js'
 import { planTrainingPoint, pointEstimateInput } from './training-point.js'
@@ -132,7 +133,10 @@ function checkPlanTruth(plan: TrainingPlan, profile: HardwareProfile): string[] 
     unifiedMemory: devicesUsed.some((gpu) => gpu.unifiedMemory),
   })
   if (power.watts !== plan.power.watts) problems.push(`power ${power.watts} vs ${plan.power.watts}`)
-  if (plan.memory.perDevice.total > plan.memory.capacityBytes * plan.memory.budgetFraction)
+  if (
+    plan.memory.perDevice.total >
+    plan.memory.capacityBytes * plan.memory.budgetFraction * (1 + BUDGET_TOLERANCE)
+  )
     problems.push('budget')
   return problems
 }

@@ -6,7 +6,7 @@ import type { DecisionReader } from './decided.js'
 import { describeAdapters, modelReason } from './describe.js'
 import type { LadderResult } from './ladder.js'
 import type { ModeBudget } from './modes.js'
-import type { Candidate } from './search.js'
+import { BUDGET_TOLERANCE, type Candidate } from './search.js'
 
 const LEVER_WORDS: Record<string, string> = {
   checkpointing: 'checkpointing and sharding',
@@ -47,6 +47,8 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
     predictedBytes: best.deviceBytes,
     tokensPerSecond: Math.round(best.tokensPerSecond),
   }
+  // The setups weighed against each other, with their predicted speed and time: the levers' cost, computed.
+  const compared = { ...facts, alternatives: ladder.alternatives }
   const world = `${shape.gpus > 1 ? `${shape.gpus} GPUs` : 'one GPU'}${shape.nodes > 1 ? ` x ${shape.nodes} nodes` : ''}`
   reader.settle('model', best.model.id, modelReason(workload, best, input.budget), {
     ...facts,
@@ -98,19 +100,19 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
     'gradCheckpointing',
     best.gradCheckpointing,
     best.gradCheckpointing
-      ? 'recomputing activations in backward is part of the fastest setup that fits'
+      ? 'recomputing activations in backward is part of the fastest setup that fits (the alternatives weighed below)'
       : 'activations fit without recomputation',
-    facts,
+    compared,
   )
-  reader.settle('sharding', best.sharding, shardingReason(best, shape.gpus * shape.nodes), facts)
-  reader.settle('offload', best.offload, offloadReason(best), facts)
+  reader.settle('sharding', best.sharding, shardingReason(best, shape.gpus * shape.nodes), compared)
+  reader.settle('offload', best.offload, offloadReason(best, input.budgetBytes), compared)
   reader.settle(
     'optimizer',
     best.optimizer,
     best.optimizer === 'adamw-8bit'
       ? '8-bit optimizer states (bitsandbytes) make it fit before anything is offloaded'
       : 'the optimizer the packs chose',
-    facts,
+    compared,
   )
   const pinned = workload.method !== 'auto' || workload.kind === 'pretrain'
   reader.settle(
@@ -151,12 +153,22 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
   })
   if (departures.length === 0) return null
   const first = departures[0]?.split(' ')[0] ?? 'gradCheckpointing'
+  const preferred = ladder.preferredBest
+  const why = preferred
+    ? `the rule packs' preferred settings fit but are predicted slower (${rate(preferred)}) than this plan (${rate(best)}), so the plan departs from them`
+    : "nothing fits with the rule packs' preferred settings; the plan departs from them to fit"
   return {
     id: 'rule-preference-relaxed',
-    message: `Nothing fits with the rule packs' preferred settings; the plan departs from them to fit: ${departures.join(', ')} (\`rigfit explain ${first}\` shows why).`,
+    message: `${why[0]?.toUpperCase()}${why.slice(1)}: ${departures.join(', ')} (\`rigfit explain ${first}\` shows the setups compared).`,
     source: 'generator',
     expectedGain: null,
   }
+}
+
+/** A setup's predicted speed, and its time where the run has a size. */
+function rate(c: Candidate): string {
+  const hours = Number.isFinite(c.hours) ? `, ${c.hours.toFixed(1)} h` : ''
+  return `${Math.round(c.tokensPerSecond)} tokens/s${hours}`
 }
 
 function shardingReason(best: Candidate, world: number): string {
@@ -166,10 +178,13 @@ function shardingReason(best: Candidate, world: number): string {
   return 'sharding the training state across the GPUs is part of the fastest setup that fits'
 }
 
-function offloadReason(best: Candidate): string {
-  if (best.offload === 'none') return 'everything stays on the device'
+function offloadReason(best: Candidate, budgetBytes: number): string {
+  const over = best.overLine
+    ? `; ${(((best.deviceBytes - budgetBytes) / budgetBytes) * 100).toFixed(1)} % over the mode's memory line, within its ${BUDGET_TOLERANCE * 100} % tolerance, which spares a mechanism`
+    : ''
+  if (best.offload === 'none') return `everything stays on the device${over}`
   if (best.offload === 'optimizer')
-    return 'nothing fits on the device with checkpointing, sharding or 8-bit states: optimizer states move to host RAM'
+    return 'optimizer states in host RAM make the fastest setup that fits (the alternatives weighed below)'
   return 'even with optimizer states in host RAM nothing fits: parameters are streamed from host RAM too'
 }
 

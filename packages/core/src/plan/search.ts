@@ -24,7 +24,18 @@ export interface Candidate extends TrainingPoint {
   timeFeasible: boolean
   /** Bytes on the device including frozen companion models. */
   deviceBytes: number
+  /** Above the mode's memory line, within its tolerance: kept only where it spares a mechanism (choose.ts). */
+  overLine: boolean
 }
+
+/**
+ * The mode's memory line is a target, not a wall: a setup up to 2 % above it may be planned when it spares a
+ * mechanism (offload, 8-bit states, checkpointing) the setups under the line need. The estimate is not finer.
+ */
+export const BUDGET_TOLERANCE = 0.02
+
+/** Estimates already made during one search, by point: rungs overlap, each point is estimated once. */
+export type EstimateCache = Map<string, EstimateResult>
 
 export interface SearchSpace {
   models: { spec: ModelSpec; inRange: boolean }[]
@@ -72,7 +83,10 @@ export function gradAccumFor(target: number, microBatch: number, gpus: number, n
 export function searchCandidates(
   space: SearchSpace,
   devices: TrainingDevices,
-): { fitting: Candidate[]; evaluated: number; hostNeedBytes: number | null } {
+  cache: EstimateCache = new Map(),
+): { fitting: Candidate[]; evaluated: number; hostNeedBytes: number | null; leastBytes: number | null } {
+  let leastBytes: number | null = null
+  const line = space.budgetBytes * (1 + BUDGET_TOLERANCE)
   const fitting: Candidate[] = []
   let evaluated = 0
   let hostNeedBytes: number | null = null
@@ -113,18 +127,22 @@ export function searchCandidates(
                     quant: choice.quant,
                     tf32: space.tf32,
                   }
-                  evaluated += 1
-                  const result = estimate(
-                    pointEstimateInput(point, devices.estimateDevice, space.interconnect),
-                  )
+                  const key = pointKey(point)
+                  let result = cache.get(key)
+                  if (!result) {
+                    evaluated += 1
+                    result = estimate(pointEstimateInput(point, devices.estimateDevice, space.interconnect))
+                    cache.set(key, result)
+                  }
                   const deviceBytes = result.perDevice.total + space.frozenBytes
+                  leastBytes = Math.min(leastBytes ?? Infinity, deviceBytes)
                   if (result.host.total > space.hostBudgetBytes) {
                     // Fits the GPU but not host RAM: the host is the limit, which the refusal names.
                     if (deviceBytes <= space.budgetBytes)
                       hostNeedBytes = Math.min(hostNeedBytes ?? Infinity, result.host.total)
                     break
                   }
-                  if (deviceBytes > space.budgetBytes) {
+                  if (deviceBytes > line) {
                     onlyWithoutAccumulation = true
                     continue
                   }
@@ -143,6 +161,7 @@ export function searchCandidates(
                     hours,
                     timeFeasible: hours <= space.maxHours,
                     deviceBytes,
+                    overLine: deviceBytes > space.budgetBytes,
                   })
                 }
               }
@@ -152,17 +171,25 @@ export function searchCandidates(
       }
     }
   }
-  return { fitting, evaluated, hostNeedBytes }
+  return { fitting, evaluated, hostNeedBytes, leastBytes }
+}
+
+/** A point's identity: the model by its shape, every other field as it is. */
+function pointKey(point: TrainingPoint): string {
+  const { model, ...rest } = point
+  return JSON.stringify([model.id, model.layers, model.hidden, rest])
 }
 
 /**
  * Combinations a trainer can run: offload needs a ZeRO / FSDP engine (DeepSpeed offloads only through ZeRO, even
- * on one GPU), parameter offload needs stage 3 or FSDP, and on one device sharding is only a vehicle for offload,
+ * on one GPU), parameter offload needs stage 3 or FSDP, FSDP offloads parameters with their gradients and
+ * optimizer states or nothing (its CPUOffload has no optimizer-only form), and on one device sharding is only a vehicle for offload,
  * through DeepSpeed (ZeRO-Offload / ZeRO-Infinity, strategy `zero-offload`).
  */
 export function validShardingOffload(sharding: Sharding, offload: Offload, worldSize: number): boolean {
   if (offload !== 'none' && sharding === 'none') return false
   if (offload === 'all' && (sharding === 'zero1' || sharding === 'zero2')) return false
+  if (offload === 'optimizer' && sharding === 'fsdp') return false
   if (worldSize <= 1 && sharding !== 'none' && (offload === 'none' || sharding === 'fsdp')) return false
   return true
 }

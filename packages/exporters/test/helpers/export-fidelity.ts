@@ -31,8 +31,7 @@ export const UNSTATED_FACTS: Readonly<Record<string, readonly UnstatedFact[]>> =
 
 /**
  * What the plan means for a framework, restated from the plan's settings: ZeRO stage and offload devices, or FSDP,
- * DDP or one process. FSDP cannot offload only the optimizer states, so such a plan runs as ZeRO-3 with optimizer
- * offload; the DeepSpeed format writes every FSDP plan as ZeRO-3.
+ * DDP or one process. The DeepSpeed format writes every FSDP plan as ZeRO-3.
  */
 export function expectedEngine(plan: TrainingPlan, format: string): NonNullable<ExportedFacts['engine']> {
   const s = plan.settings
@@ -47,8 +46,9 @@ export function expectedEngine(plan: TrainingPlan, format: string): NonNullable<
   if (s.strategy === 'zero' || s.strategy === 'zero-offload')
     return { kind: 'deepspeed', stage: Number(s.sharding.slice(4)), optimizer, params }
   if (s.strategy === 'fsdp') {
-    if (format === 'deepspeed' || (params !== 'cpu' && optimizer !== 'none'))
-      return { kind: 'deepspeed', stage: 3, optimizer, params }
+    // The planner never plans FSDP with optimizer-only offload (FSDP cannot run it): every format but the
+    // DeepSpeed one, which speaks only ZeRO, writes the FSDP the plan prints.
+    if (format === 'deepspeed') return { kind: 'deepspeed', stage: 3, optimizer, params }
     return { kind: 'fsdp', stage: 0, optimizer, params }
   }
   if (format === 'deepspeed') return { kind: 'deepspeed', stage: 0, optimizer: 'none', params: 'none' }

@@ -8,6 +8,12 @@ import type { Workload } from '../schemas/workload.js'
 import { gibText } from '../units.js'
 import { assemblePlan } from './assemble.js'
 import {
+  microBatchCeiling,
+  minEffectiveBatch,
+  sequencesForSteps,
+  targetEffectiveBatch,
+} from './batch-target.js'
+import {
   datasetTokens,
   METHOD_ORDER,
   type Method,
@@ -16,8 +22,8 @@ import {
   runHoursBound,
   sequenceCandidates,
   shorterSequences,
-  targetEffectiveBatch,
 } from './candidates.js'
+import type { StackVersions } from './compile-support.js'
 import { type ComputeSettings, computeSettings } from './compute-settings.js'
 import { DecisionReader } from './decided.js'
 import { describeDevices } from './describe.js'
@@ -40,6 +46,8 @@ export interface PlanOptions {
   maxGpus?: number | null
   /** When the plan was made (ISO 8601): the caller reads the clock, so planning stays a pure function. */
   createdAt: string
+  /** The library versions of the stack that will run the plan, where known; null or absent: unknown. */
+  stackVersions?: StackVersions | null
 }
 
 export interface PlanRequest {
@@ -189,14 +197,17 @@ function searchMode(
   const pins = workload.pins ?? {}
   const options = request.options
   const nodes = workload.nodes
-  const targetFor = targetEffectiveBatch(
-    workload,
-    options.baseBatch ?? null,
-    mode,
-    setup.dataParallelGpus,
-    nodes,
-  )
   const seqCap = reader.cap('seq') ?? Number.POSITIVE_INFINITY
+  const seqs = sequencesForSteps(workload, sequenceCandidates(workload, budget, seqCap))
+  const targetFor = targetEffectiveBatch({
+    workload,
+    baseBatch: options.baseBatch ?? null,
+    mode,
+    budget,
+    gpus: setup.dataParallelGpus,
+    nodes,
+    seq: seqs[0] ?? budget.seqRange[1],
+  })
   const mbCap = reader.cap('microBatch') ?? Number.POSITIVE_INFINITY
   const base: BaseSpace = {
     models: modelCandidates(workload, budget),
@@ -204,9 +215,13 @@ function searchMode(
     microBatches:
       pins.microBatch !== undefined
         ? [pins.microBatch]
-        : microBatchSteps(Math.min(budget.microBatchRange[1], mbCap)).filter((mb) =>
-            options.baseBatch ? mb <= options.baseBatch : true,
-          ),
+        : microBatchSteps(
+            Math.min(
+              budget.microBatchRange[1],
+              mbCap,
+              microBatchCeiling(targetFor, setup.dataParallelGpus, nodes),
+            ),
+          ).filter((mb) => (options.baseBatch ? mb <= options.baseBatch : true)),
     gradAccum: pins.gradAccum ?? null,
     precision: compute.precision,
     attention: compute.attention,
@@ -217,6 +232,8 @@ function searchMode(
     nodes,
     interconnect: profile.interconnect.kind,
     targetEffectiveBatch: targetFor,
+    minEffectiveBatch: minEffectiveBatch(workload, options.baseBatch ?? null),
+    stackVersions: options.stackVersions ?? null,
     budgetBytes,
     hostBudgetBytes: profile.memory.usableBytes * HOST_OFFLOAD_SHARE,
     frozenBytes: setup.frozenBytes,
@@ -227,7 +244,6 @@ function searchMode(
     maxHours: runHoursBound(workload, budget) ?? Number.POSITIVE_INFINITY,
     exactTarget: workload.targetEffectiveBatch !== null || Boolean(options.baseBatch),
   }
-  const seqs = sequenceCandidates(workload, budget, seqCap)
   const rungs = ladderRungs({
     base,
     reader,

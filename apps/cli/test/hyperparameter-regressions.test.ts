@@ -36,6 +36,8 @@ describe('hyperparameters by method and origin, from the command line', () => {
   it('QLoRA exports carry QLoRA practice, not pretraining AdamW, and no torch.compile over bitsandbytes 4-bit', () => {
     const r = rigfit([
       'export',
+      '--mode',
+      'balanced',
       '--format',
       'hf',
       ...RTX4090,
@@ -49,7 +51,7 @@ describe('hyperparameters by method and origin, from the command line', () => {
       '1k',
       '--json',
     ])
-    expect(r.code, r.stderr).toBe(0)
+    expect(r.status, r.stderr).toBe(0)
     const files = JSON.parse(r.stdout).files as { path: string; content: string }[]
     const args = JSON.parse(files.find((f) => f.path === 'training_args.json')?.content ?? '{}')
     expect(args).toMatchObject({

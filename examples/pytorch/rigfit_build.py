@@ -144,7 +144,7 @@ def strategy_for(cfg: RunConfig, device: torch.device, world: int) -> str:
 
 
 def adamw_kwargs(cfg: RunConfig, device: torch.device, sharded: bool) -> dict:
-    adam = dict(lr=cfg.learning_rate, betas=(0.9, 0.95), eps=1e-8)
+    adam = dict(lr=cfg.learning_rate, betas=tuple(cfg.adam_betas), eps=cfg.adam_epsilon)
     fused_ok = "fused" in inspect.signature(torch.optim.AdamW).parameters  # torch 2.0+
     if cfg.fused_optimizer and device.type == "cuda" and not sharded and fused_ok:
         adam["fused"] = True
@@ -196,9 +196,9 @@ def build_torch(cfg: RunConfig, where: Placement, out: Path) -> Run:
     if engine == "ddp+zero1":
         from torch.distributed.optim import ZeroRedundancyOptimizer
 
-        optimizer = ZeroRedundancyOptimizer(trainable_params, optimizer_class=torch.optim.AdamW, weight_decay=0.1, **adam)
+        optimizer = ZeroRedundancyOptimizer(trainable_params, optimizer_class=torch.optim.AdamW, weight_decay=cfg.weight_decay, **adam)
     else:
-        groups = [{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}]
+        groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
         optimizer = torch.optim.AdamW([g for g in groups if g["params"]], **adam)
     if cfg.compile:
         if not hasattr(torch, "compile"):

@@ -87,14 +87,28 @@ class RunConfig:
     world_size: Optional[int] = None  # processes the plan was made for, when the source says
     deepspeed_config: Optional[str] = None  # the DeepSpeed config file the run was handed
     grad_clip: float = 1.0
+    adam_betas: Tuple[float, float] = (0.9, 0.95)  # pretraining's; a plan states its own (settings.optimization)
+    adam_epsilon: float = 1e-8
+    weight_decay: float = 0.1
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
 def warmup_for(steps: int) -> int:
-    """2% of the run, at most 2000 steps, at least one (the rule the exporters use)."""
+    """2% of the run, at most 2000 steps, at least one (pretraining's warm-up, for plans that do not state theirs)."""
     return max(1, min(2000, round(steps * 0.02)))
+
+
+def optimization_of(settings: Mapping[str, Any], steps: int) -> dict:
+    """The plan's AdamW settings (settings.optimization), or pretraining's for a plan written before them."""
+    o = settings.get("optimization")
+    if not o:
+        return dict(adam_betas=(0.9, 0.95), adam_epsilon=1e-8, weight_decay=0.1, warmup_steps=warmup_for(steps), grad_clip=1.0)
+    return dict(
+        adam_betas=(float(o["beta1"]), float(o["beta2"])), adam_epsilon=float(o["epsilon"]),
+        weight_decay=float(o["weightDecay"]), warmup_steps=int(o["warmupSteps"]), grad_clip=float(o["gradClip"]),
+    )
 
 
 def read_json(path: Path) -> dict:
@@ -173,7 +187,6 @@ def from_plan(plan: dict, source: str) -> RunConfig:
         offload=s["offload"],
         learning_rate=s["learningRate"],
         fused_optimizer=s["fusedOptimizer"],
-        warmup_steps=warmup_for(steps),
         max_steps=steps,
         save_every=max(1, math.ceil(interval * 60 / step_seconds)) if step_seconds > 0 else steps,
         keep=plan.get("checkpoints", {}).get("kept", 3),
@@ -185,6 +198,7 @@ def from_plan(plan: dict, source: str) -> RunConfig:
         lora=lora_from_plan(s, source),
         quant=s.get("quant", "none"),
         world_size=max(int(s.get("gpus", 0)), 1) * int(s.get("nodes", 1)),
+        **optimization_of(s, steps),
     )
 
 

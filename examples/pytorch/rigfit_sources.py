@@ -204,6 +204,9 @@ def from_hf(args: dict, path: Path, env: Mapping[str, str]) -> RunConfig:
         learning_rate=float(args.get("learning_rate", 5e-5)),
         fused_optimizer=args.get("optim") == "adamw_torch_fused",
         warmup_steps=int(args.get("warmup_steps", warmup_for(steps))),
+        adam_betas=(float(args.get("adam_beta1", 0.9)), float(args.get("adam_beta2", 0.999))),
+        adam_epsilon=float(args.get("adam_epsilon", 1e-8)),
+        weight_decay=float(args.get("weight_decay", 0.0)),
         max_steps=steps,
         save_every=max(1, int(args.get("save_steps", 500))),
         keep=int(args.get("save_total_limit") or 3),
@@ -247,9 +250,16 @@ def with_deepspeed(cfg: RunConfig, ds: dict, where: str) -> RunConfig:
         changes["offload"] = "all" if offload_params else "optimizer"
     if isinstance(ds.get("gradient_clipping"), (int, float)):
         changes["grad_clip"] = float(ds["gradient_clipping"])
-    lr = ds.get("optimizer", {}).get("params", {}).get("lr")
-    if isinstance(lr, (int, float)):
-        changes["learning_rate"] = float(lr)
+    params = ds.get("optimizer", {}).get("params", {})
+    if isinstance(params.get("lr"), (int, float)):
+        changes["learning_rate"] = float(params["lr"])
+    betas = params.get("betas")
+    if isinstance(betas, list) and len(betas) == 2:
+        changes["adam_betas"] = (float(betas[0]), float(betas[1]))
+    if isinstance(params.get("weight_decay"), (int, float)):
+        changes["weight_decay"] = float(params["weight_decay"])
+    if isinstance(params.get("eps"), (int, float)):
+        changes["adam_epsilon"] = float(params["eps"])
     schedule = ds.get("scheduler", {}).get("params", {})
     if as_int(schedule.get("total_num_steps")):
         changes["max_steps"] = schedule["total_num_steps"]

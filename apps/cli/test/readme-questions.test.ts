@@ -61,6 +61,8 @@ const EXPERT_CHECKS: ((plan: Json) => void)[] = [
     expect(plan.tokens.budget).toBeGreaterThan(50e6 - plan.settings.effectiveBatch * plan.settings.seq)
     expect(plan.time.steps).toBeGreaterThanOrEqual(300)
     expect(plan.settings.learningRate).toBe(2e-4)
+    // Adapters train with QLoRA's optimizer, not pretraining's betas and weight decay.
+    expect(plan.settings.optimization).toMatchObject({ beta2: 0.999, weightDecay: 0 })
   },
   // 8x H100, pretrain a 1B model on 20B tokens.
   (plan) => {
@@ -69,6 +71,12 @@ const EXPERT_CHECKS: ((plan: Json) => void)[] = [
     expect(plan.settings.gpus).toBe(8)
     expect(plan.tokens.binding).toBe('target')
     expect(plan.tokens.budget).toBeGreaterThan(20e9 - plan.settings.effectiveBatch * plan.settings.seq)
+    // A shape people pick (grouped-query attention, hidden a multiple of 128), at the scaling law's batch and rate:
+    // about 1M tokens a step at a peak near 1e-3 (DeepSeek LLM), not 160 sequences at 2e-4.
+    expect(plan.model.hidden % 128).toBe(0)
+    expect(plan.model.kvHeads).toBeLessThan(plan.model.heads)
+    expect(plan.settings.effectiveBatch * plan.settings.seq).toBeGreaterThan(0.5e6)
+    expect(plan.settings.learningRate).toBeGreaterThan(5e-4)
   },
   // MacBook M2 with 16 GB.
   (plan) => {

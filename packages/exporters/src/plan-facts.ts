@@ -1,4 +1,4 @@
-import type { Precision, TrainingPlan } from '@rigfit/core'
+import { type Optimization, type Precision, planOptimization, type TrainingPlan } from '@rigfit/core'
 
 /** Pure half precision keeps the weights themselves in the half type, not only the compute. */
 export function isPureHalf(precision: Precision): boolean {
@@ -12,13 +12,24 @@ export function checkpointEverySteps(plan: TrainingPlan): number {
   return Math.max(1, Math.ceil((plan.checkpoints.intervalMinutes * 60) / stepSeconds))
 }
 
-/** Learning-rate warm-up: 2% of the run, at most 2000 steps, at least one. */
-export function warmupSteps(plan: TrainingPlan): number {
-  return Math.max(1, Math.min(2000, Math.round(plan.time.steps * 0.02)))
+/**
+ * The plan's optimizer settings (betas, epsilon, weight decay, warm-up, clipping), chosen in core by method and
+ * origin; every format writes these, never constants of its own.
+ */
+export function optimizationOf(plan: TrainingPlan): Optimization {
+  return planOptimization(plan)
 }
 
-/** Gradient clipping norm used by every format (the common default for transformer training). */
-export const GRAD_CLIP_NORM = 1.0
+/** The optimizer line a format states in a comment: `AdamW lr=0.0002 betas=(0.9, 0.999) eps=1e-8 ...`. */
+export function optimizerSummary(plan: TrainingPlan): string {
+  const o = optimizationOf(plan)
+  return `${plan.settings.optimizer} lr=${plan.settings.learningRate} betas=(${o.beta1}, ${o.beta2}) eps=${o.epsilon} weight_decay=${o.weightDecay} warmup_steps=${o.warmupSteps} max_grad_norm=${o.gradClip}`
+}
+
+/** Learning-rate warm-up steps, as the plan states them. */
+export function warmupSteps(plan: TrainingPlan): number {
+  return optimizationOf(plan).warmupSteps
+}
 
 export const DEFAULT_SEED = 42
 
@@ -41,8 +52,3 @@ export function planSlug(plan: TrainingPlan): string {
 export function checkpointDir(runName: string): string {
   return `checkpoints/${runName}`
 }
-
-/** AdamW hyper-parameters shared by every format that names an optimizer (GPT-style pretraining defaults). */
-export const ADAM_BETAS = [0.9, 0.95] as const
-export const ADAM_EPSILON = 1e-8
-export const WEIGHT_DECAY = 0.1

@@ -60,6 +60,8 @@ describe('LoRA and QLoRA are carried by every format', () => {
       attn_implementation: ATTN_IMPLEMENTATION[qlora.settings.attention],
       adapter_config: 'adapter_config.json',
       quantization_config: 'quantization_config.json',
+      // The module's warm-up: the plan's, for the optimizer LightningCLI builds beside it.
+      warmup_steps: qlora.settings.optimization?.warmupSteps,
     })
     expect((config.data as { block_size: number }).block_size).toBe(qlora.settings.seq)
     expect(json(lightning, 'adapter_config.json')?.r).toBe(qlora.settings.lora?.rank)

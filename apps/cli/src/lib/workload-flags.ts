@@ -15,6 +15,7 @@ import {
   resolveModelArg,
 } from './hub/resolve-model-arg.js'
 import { inputTimeoutFlags } from './input-timeout.js'
+import { isConfigOnly } from './model-weights-origin.js'
 import { type PinFlagValues, pinFlags, pinsFromFlags } from './pin-flags.js'
 
 /** Flags that describe what the user wants to train, shared by `analyze` and `plan`. */
@@ -28,7 +29,7 @@ export const workloadFlags = {
   ...inputTimeoutFlags,
   method: Flags.string({
     description:
-      'Fine-tuning method, auto letting each mode pick the one that fits; pretrain trains --model from scratch.',
+      'Fine-tuning method, auto letting each mode pick the one that fits; pretrain trains --model from scratch (as auto does for a config without weights).',
     options: ['auto', 'full', 'lora', 'qlora', 'pretrain'],
     default: 'auto',
     helpGroup: 'WORKLOAD',
@@ -139,9 +140,16 @@ export interface WorkloadFlagValues extends PinFlagValues {
  * rigfit's cache folder (Hub configs are kept there).
  */
 export async function workloadFromFlags(flags: WorkloadFlagValues, cacheDir: string): Promise<Workload> {
-  const pretrain = flags.method === 'pretrain' || flags.params !== undefined || flags.model === undefined
   const hub = hubOptions(cacheDir, flags.timeout)
   const resolved = flags.model ? await resolveModelArg(flags.model, hub) : null
+  // A model given only as a config (no trained weights) starts from random weights: that is pretraining.
+  const configOnly =
+    resolved !== null &&
+    flags.model !== undefined &&
+    flags.method === 'auto' &&
+    isConfigOnly(resolved, flags.model)
+  const pretrain =
+    flags.method === 'pretrain' || flags.params !== undefined || flags.model === undefined || configOnly
   const model = resolved ? resolved.spec : flags.params !== undefined ? generatedModel(flags.params) : null
   if (flags.params !== undefined && flags.method !== 'auto' && flags.method !== 'pretrain') {
     throw new RigfitError(

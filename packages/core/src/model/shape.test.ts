@@ -65,4 +65,21 @@ describe('generateModelShape', () => {
       }
     }
   })
+
+  it('shapes every size from 4M to 1T as people would: head dim 64 or 128, hidden a multiple of 128, usual head counts, GQA from 1B', () => {
+    for (let target = 4e6; target <= 1e12; target *= 1.5) {
+      const spec = generateModelShape(target)
+      const where = `${target.toExponential(2)}: ${spec.layers} x ${spec.hidden}, ${spec.heads}/${spec.kvHeads} heads of ${spec.headDim}`
+      expect([64, 128], where).toContain(spec.headDim)
+      expect(spec.hidden % 128, where).toBe(0)
+      expect(spec.heads * spec.headDim, where).toBe(spec.hidden)
+      let odd = spec.heads
+      while (odd % 2 === 0) odd /= 2
+      expect([1, 3, 5], where).toContain(odd)
+      expect(spec.heads % spec.kvHeads, where).toBe(0)
+      if (target >= 1e9) expect(spec.kvHeads, where).toBe(8)
+      else expect(spec.kvHeads, where).toBe(spec.heads)
+      if (target >= 5e7) expect(Math.abs(countParams(spec).total / target - 1), where).toBeLessThan(0.06)
+    }
+  })
 })

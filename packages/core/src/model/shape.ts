@@ -30,6 +30,25 @@ function swigluWidth(hidden: number): number {
   return Math.ceil((8 * hidden) / 3 / 256) * 256
 }
 
+/**
+ * Head width people pick: 64 up to a hidden size of 2048 (GPT-2, Pythia, Llama 3.2 1B: 2048 = 32 x 64), 128 above
+ * (Llama 3.2 3B: 3072 = 24 x 128; Llama 2/3 7B-70B).
+ */
+function headDimFor(hidden: number): number {
+  return hidden <= 2048 ? 64 : 128
+}
+
+/** Head counts people pick: a power of two times 1, 3 or 5 (8, 12, 16, 20, 24, 32, 40, 48, 64, 96...). */
+function usualHeadCount(heads: number): boolean {
+  let odd = heads
+  while (odd % 2 === 0) odd /= 2
+  return odd === 1 || odd === 3 || odd === 5
+}
+
+/** Key-value heads shared by the query heads (grouped-query attention) from 1B up: 8, as Llama 3 and Mistral. */
+const GQA_FROM_PARAMS = 1e9
+const GQA_KV_HEADS = 8
+
 function specFor(
   family: ShapeFamily,
   layers: number,
@@ -38,8 +57,9 @@ function specFor(
   seq: number,
   params: number,
 ): ModelSpec {
-  const headDim = hidden >= 2048 ? 128 : 64
+  const headDim = headDimFor(hidden)
   const llama = family === 'llama'
+  const heads = hidden / headDim
   const spec: ModelSpec = {
     schemaVersion: 1,
     id: `${family}-generated`,
@@ -49,8 +69,8 @@ function specFor(
     kind: 'decoder',
     layers,
     hidden,
-    heads: hidden / headDim,
-    kvHeads: hidden / headDim,
+    heads,
+    kvHeads: llama && params >= GQA_FROM_PARAMS ? GQA_KV_HEADS : heads,
     headDim,
     ffn: llama ? swigluWidth(hidden) : 4 * hidden,
     vocab,
@@ -69,14 +89,35 @@ function specFor(
   return spec
 }
 
+/**
+ * Hidden sizes a model of `params` may take: multiples of 128 whose head count is a usual one, and, with
+ * grouped-query attention, a multiple of the key-value heads above them.
+ */
+function hiddenCandidates(family: ShapeFamily, params: number): number[] {
+  const out: number[] = []
+  for (let hidden = 128; hidden <= 32768; hidden += 128) {
+    const heads = hidden / headDimFor(hidden)
+    if (!Number.isInteger(heads) || !usualHeadCount(heads)) continue
+    if (
+      family === 'llama' &&
+      params >= GQA_FROM_PARAMS &&
+      (heads % GQA_KV_HEADS !== 0 || heads <= GQA_KV_HEADS)
+    )
+      continue
+    out.push(hidden)
+  }
+  return out
+}
+
 function formatCount(params: number): string {
   return params >= 1e9 ? `${(params / 1e9).toFixed(1).replace(/\.0$/, '')}b` : `${Math.round(params / 1e6)}m`
 }
 
 /**
- * A decoder shape for from-scratch pretraining with about `paramTarget` parameters: head dim 64 (128 from a
- * hidden size of 2048), hidden a multiple of the head dim, and the layer count that keeps hidden/layers near
- * the usual aspect ratio for that size. Deterministic, so the planner can search over targets.
+ * A decoder shape for from-scratch pretraining with about `paramTarget` parameters, as people shape them: head dim
+ * 64 (128 above a hidden size of 2048), hidden a multiple of 128 with a usual head count, grouped-query attention
+ * with 8 key-value heads from 1B up (Llama-style), and the layer count that keeps hidden/layers near the usual
+ * aspect ratio for that size. Deterministic, so the planner can search over targets.
  */
 export function generateModelShape(paramTarget: number, opts: ShapeOptions = {}): ModelSpec {
   if (!Number.isFinite(paramTarget) || paramTarget < 1e6 || paramTarget > 1e12) {
@@ -90,20 +131,24 @@ export function generateModelShape(paramTarget: number, opts: ShapeOptions = {})
   const aspect = targetAspect(paramTarget)
 
   let best: { spec: ModelSpec; score: number } | undefined
-  for (let layers = 1; layers <= 160; layers++) {
-    // Per-layer parameters are ~12 h^2 in both families; solve 12 L h^2 + E h = N for h, then try the
-    // neighbouring multiples of the head-dim step.
-    const embedPerHidden =
-      vocab * (family === 'llama' && paramTarget >= 2e9 ? 2 : 1) + (family === 'gpt2' ? seq : 0)
-    const a = 12 * layers
-    const h = (-embedPerHidden + Math.sqrt(embedPerHidden ** 2 + 4 * a * paramTarget)) / (2 * a)
-    const step = h >= 2048 ? 128 : 64
-    for (const hidden of [Math.floor(h / step) * step, Math.ceil(h / step) * step]) {
-      if (hidden < 64) continue
+  for (const hidden of hiddenCandidates(family, paramTarget)) {
+    // Parameters grow linearly with the layer count: solve for the count that lands on the target, then try the
+    // whole numbers either side.
+    const one = modelParts(specFor(family, 1, hidden, vocab, seq, paramTarget)).total
+    const perLayer = modelParts(specFor(family, 2, hidden, vocab, seq, paramTarget)).total - one
+    const exact = (paramTarget - (one - perLayer)) / perLayer
+    for (const layers of new Set([Math.floor(exact), Math.ceil(exact)])) {
+      if (layers < 1 || layers > 160) continue
       const spec = specFor(family, layers, hidden, vocab, seq, paramTarget)
-      const total = modelParts(spec).total
+      const total = one + (layers - 1) * perLayer
       const score =
         Math.abs(Math.log(total / paramTarget)) + 0.25 * Math.abs(Math.log(hidden / layers / aspect))
+      if (!best || score < best.score) best = { spec, score }
+    }
+    // Below one layer's worth the smallest model of this width is one layer.
+    if (exact < 1) {
+      const spec = specFor(family, 1, hidden, vocab, seq, paramTarget)
+      const score = Math.abs(Math.log(one / paramTarget)) + 0.25 * Math.abs(Math.log(hidden / aspect))
       if (!best || score < best.score) best = { spec, score }
     }
   }

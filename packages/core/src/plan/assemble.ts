@@ -7,13 +7,16 @@ import { effectiveBatchOf } from './batch.js'
 import { calibratedSpeed } from './calibrated-speed.js'
 import { datasetTokens, METHOD_ORDER, runHoursBound } from './candidates.js'
 import { planCheckpoints } from './checkpoints.js'
+import { compileWithQuant } from './compile-support.js'
 import type { ComputeSettings } from './compute-settings.js'
 import type { DecisionReader } from './decided.js'
 import { describeDevices, describeWorkload } from './describe.js'
+import { fewStepsWarning } from './few-steps.js'
 import type { PlanRequest } from './generate.js'
 import type { LadderResult } from './ladder.js'
 import { learningRateFor, learningRateReason } from './learning-rate.js'
 import type { ModeBudget } from './modes.js'
+import { optimizationFor } from './optimization.js'
 import { placeModels } from './placement.js'
 import { estimatePower } from './power.js'
 import { runtimeSettings } from './runtime-settings.js'
@@ -95,9 +98,8 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     devices,
     ranksPerNode: Math.max(1, shape.gpus),
     compile: compute.compile,
+    quantCompile: compileWithQuant(best.quant, options.stackVersions ?? null),
   })
-  const learningRate = learningRateFor(best, workload)
-  reader.settle('learningRate', learningRate, learningRateReason(best, workload))
 
   const speed = calibratedSpeed({
     options,
@@ -123,6 +125,12 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     tokensPerStep,
   })
   const totalHours = tps > 0 ? tokens.budget / tps / 3600 : 0
+  const learningRate = learningRateFor(best, workload, tokens.budget)
+  reader.settle('learningRate', learningRate, learningRateReason(best, workload, tokens.budget))
+  const optimization = optimizationFor(workload.kind, best.method, tokens.steps ?? 0)
+  reader.settle('optimization', optimization.value, optimization.reason)
+  const fewSteps = fewStepsWarning(workload, effectiveBatch, best.seq, tokens.steps ?? 0)
+  if (fewSteps) input.advice.warnings.push(fewSteps)
   const powerFraction = Math.min(
     reader.preferred('powerFraction', budget.tdpFraction),
     reader.cap('powerFraction') ?? 1,
@@ -175,6 +183,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     threads: runtime.threads,
     dataloader: runtime.dataloader,
     learningRate,
+    optimization: optimization.value,
   }
   const throughput = speed.throughput
   const { warnings, suggestions } = planAdvice({

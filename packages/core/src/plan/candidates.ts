@@ -5,8 +5,7 @@ import type { LoraSpec } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import type { SettingPins, Workload } from '../schemas/workload.js'
 import { TEXT_BYTES_PER_TOKEN } from '../units.js'
-import { effectiveBatchOf } from './batch.js'
-import { MODE_BUDGETS, type ModeBudget } from './modes.js'
+import type { ModeBudget } from './modes.js'
 
 /** How a fine-tune trains: every weight, adapters on a 16-bit base, or adapters on a 4-bit base. */
 export type Method = 'full' | 'lora' | 'qlora'
@@ -41,29 +40,6 @@ export const METHOD_ORDER: Record<Mode, Method[]> = {
   balanced: ['full', 'lora', 'qlora'],
   extreme: ['full', 'lora', 'qlora'],
 }
-
-/** Tokens per step the modes aim for when no target batch is given (GPT-2 trained at ~0.5 M tokens per step). */
-const DEFAULT_TOKENS_PER_STEP: Record<Mode, number> = {
-  conservative: 65_536,
-  balanced: 262_144,
-  extreme: 524_288,
-}
-
-/**
- * Tokens per step a fine-tune aims for: far fewer than pretraining. Instruction-tuning recipes train 16-128
- * sequences per step (QLoRA, Dettmers et al. 2023, Table 9: 16-64; Alpaca: 128), here at 1k-token sequences.
- */
-const FINETUNE_TOKENS_PER_STEP: Record<Mode, number> = {
-  conservative: 32_768,
-  balanced: 65_536,
-  extreme: 131_072,
-}
-
-/** Optimizer steps a fine-tune makes at least when its data allows: warm-up and decay need a few hundred. */
-export const MIN_FINETUNE_STEPS = 300
-
-/** The smallest effective batch a fine-tune goes down to for more steps: below it the gradient gets noisy. */
-const MIN_FINETUNE_BATCH = 8
 
 /** Average bytes of raw text per token for BPE tokenizers on English text. */
 
@@ -136,26 +112,6 @@ export function exampleSequence(workload: Workload): number | null {
   if (workload.kind !== 'finetune' || !workload.tokensPerExample) return null
   const seq = 2 ** Math.ceil(Math.log2(Math.max(128, workload.tokensPerExample)))
   return Math.min(seq, workload.model?.maxPositions ?? seq)
-}
-
-/** The effective batch in sequences the plan aims for: the user's, the elastic base batch's, or the mode's. */
-export function targetEffectiveBatch(
-  workload: Workload,
-  baseBatch: number | null,
-  mode: Mode,
-  gpus: number,
-  nodes: number,
-): number {
-  if (workload.targetEffectiveBatch) return workload.targetEffectiveBatch
-  if (baseBatch) return effectiveBatchOf({ microBatch: baseBatch, gradAccum: 1, gpus, nodes })
-  const seq = workload.seq ?? MODE_BUDGETS[mode].seqRange[1]
-  if (workload.kind === 'pretrain') return Math.max(1, Math.round(DEFAULT_TOKENS_PER_STEP[mode] / seq))
-  const batch = Math.max(1, Math.round(FINETUNE_TOKENS_PER_STEP[mode] / seq))
-  const tokens = datasetTokens(workload)
-  if (tokens === null) return batch
-  // Small data: a smaller batch, so the run still makes MIN_FINETUNE_STEPS steps, down to MIN_FINETUNE_BATCH.
-  const forSteps = Math.floor((tokens * (workload.epochs ?? 1)) / (MIN_FINETUNE_STEPS * seq))
-  return Math.max(Math.min(batch, MIN_FINETUNE_BATCH), Math.min(batch, forSteps))
 }
 
 /**

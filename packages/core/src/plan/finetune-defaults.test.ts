@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { machine, planOrNull } from '../../test/helpers/machines.js'
 import { listModels } from '../model/index.js'
 import { WORKLOAD_SCHEMA_VERSION, type Workload } from '../schemas/workload.js'
-import { MIN_FINETUNE_STEPS } from './candidates.js'
+import { MIN_FINETUNE_STEPS } from './batch-target.js'
 import { MODES } from './modes.js'
 
 const MACHINES = ['desktop-rtx4090', 'server-4x-a100-40gb', 'dgx-8x-h100']

@@ -9,6 +9,12 @@ import type { Workload } from '../schemas/workload.js'
 import { gibText } from '../units.js'
 import { assemblePlan } from './assemble.js'
 import {
+  microBatchCeiling,
+  minEffectiveBatch,
+  sequencesForSteps,
+  targetEffectiveBatch,
+} from './batch-target.js'
+import {
   datasetTokens,
   METHOD_ORDER,
   type Method,
@@ -17,8 +23,8 @@ import {
   runHoursBound,
   sequenceCandidates,
   shorterSequences,
-  targetEffectiveBatch,
 } from './candidates.js'
+import type { StackVersions } from './compile-support.js'
 import { type ComputeSettings, computeSettings } from './compute-settings.js'
 import { DecisionReader } from './decided.js'
 import { describeDevices } from './describe.js'
@@ -47,6 +53,8 @@ export interface PlanOptions {
    * corrected from the nearest of them. Absent: the store is not consulted and the plan carries no `calibration`.
    */
   calibration?: { records: readonly CalibrationRecord[]; stack: string | null } | undefined
+  /** The library versions of the stack that will run the plan, where known; null or absent: unknown. */
+  stackVersions?: StackVersions | null
 }
 
 export interface PlanRequest {
@@ -192,14 +200,17 @@ function searchMode(
   const pins = workload.pins ?? {}
   const options = request.options
   const nodes = workload.nodes
-  const targetFor = targetEffectiveBatch(
-    workload,
-    options.baseBatch ?? null,
-    mode,
-    setup.dataParallelGpus,
-    nodes,
-  )
   const seqCap = reader.cap('seq') ?? Number.POSITIVE_INFINITY
+  const seqs = sequencesForSteps(workload, sequenceCandidates(workload, budget, seqCap))
+  const targetFor = targetEffectiveBatch({
+    workload,
+    baseBatch: options.baseBatch ?? null,
+    mode,
+    budget,
+    gpus: setup.dataParallelGpus,
+    nodes,
+    seq: seqs[0] ?? budget.seqRange[1],
+  })
   const mbCap = reader.cap('microBatch') ?? Number.POSITIVE_INFINITY
   const base: BaseSpace = {
     models: modelCandidates(workload, budget),
@@ -207,9 +218,13 @@ function searchMode(
     microBatches:
       pins.microBatch !== undefined
         ? [pins.microBatch]
-        : microBatchSteps(Math.min(budget.microBatchRange[1], mbCap)).filter((mb) =>
-            options.baseBatch ? mb <= options.baseBatch : true,
-          ),
+        : microBatchSteps(
+            Math.min(
+              budget.microBatchRange[1],
+              mbCap,
+              microBatchCeiling(targetFor, setup.dataParallelGpus, nodes),
+            ),
+          ).filter((mb) => (options.baseBatch ? mb <= options.baseBatch : true)),
     gradAccum: pins.gradAccum ?? null,
     precision: compute.precision,
     attention: compute.attention,
@@ -220,6 +235,8 @@ function searchMode(
     nodes,
     interconnect: profile.interconnect.kind,
     targetEffectiveBatch: targetFor,
+    minEffectiveBatch: minEffectiveBatch(workload, options.baseBatch ?? null),
+    stackVersions: options.stackVersions ?? null,
     budgetBytes,
     hostBudgetBytes: profile.memory.usableBytes * HOST_OFFLOAD_SHARE,
     frozenBytes: setup.frozenBytes,
@@ -230,7 +247,6 @@ function searchMode(
     maxHours: runHoursBound(workload, budget) ?? Number.POSITIVE_INFINITY,
     exactTarget: workload.targetEffectiveBatch !== null || Boolean(options.baseBatch),
   }
-  const seqs = sequenceCandidates(workload, budget, seqCap)
   const methods = methodsFor(workload, mode, reader, devices)
   const rungs = ladderRungs({
     base,

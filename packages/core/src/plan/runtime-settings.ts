@@ -19,6 +19,8 @@ export interface RuntimeInput {
   ranksPerNode: number
   /** torch.compile as the compute settings chose it. */
   compile: boolean
+  /** Whether compilation works over the plan's quantized base with the stack's versions (compile-support.ts). */
+  quantCompile: { compiles: boolean; reason: string }
 }
 
 /**
@@ -31,8 +33,14 @@ export function runtimeSettings(input: RuntimeInput): RuntimeSettings {
   const cpuOnly = devices.kind === 'cpu'
   const gpuKernels = !cpuOnly && devices.kind !== 'mps'
 
-  const compileEnabled = input.compile
-  reader.settle('compile', compileEnabled, 'torch.compile helps on CUDA and ROCm; not on CPU or MPS')
+  const compileEnabled = input.compile && input.quantCompile.compiles
+  reader.settle(
+    'compile',
+    compileEnabled,
+    input.compile && !input.quantCompile.compiles
+      ? input.quantCompile.reason
+      : 'torch.compile helps on CUDA and ROCm; not on CPU or MPS',
+  )
   const compileMode = reader.preferred<Settings['compile']['mode']>(
     'compileMode',
     mode === 'extreme' ? 'max-autotune' : 'default',

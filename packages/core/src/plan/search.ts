@@ -5,6 +5,7 @@ import type { EstimateResult } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import { effectiveBatchOf, worldSize } from './batch.js'
 import type { MethodChoice } from './candidates.js'
+import { compileWithQuant, type StackVersions } from './compile-support.js'
 import { deepSpeedPrecision } from './deepspeed-precision.js'
 import type { TrainingDevices } from './training-devices.js'
 import { pointEstimateInput, type TrainingPoint } from './training-point.js'
@@ -60,6 +61,10 @@ export interface SearchSpace {
   interconnect: InterconnectKind
   /** Target effective batch in sequences. */
   targetEffectiveBatch: number
+  /** The effective batch never goes below this (a fine-tune's floor; 1 where the user set the batch). */
+  minEffectiveBatch: number
+  /** The stack's library versions, which decide whether compilation works over a quantized base. */
+  stackVersions: StackVersions | null
   budgetBytes: number
   hostBudgetBytes: number
   frozenBytes: number
@@ -70,9 +75,19 @@ export interface SearchSpace {
   exactTarget: boolean
 }
 
-/** Accumulation that brings micro-batches over every rank nearest the target effective batch. */
-export function gradAccumFor(target: number, microBatch: number, gpus: number, nodes: number): number {
-  return Math.max(1, Math.round(target / effectiveBatchOf({ microBatch, gradAccum: 1, gpus, nodes })))
+/**
+ * Accumulation that brings micro-batches over every rank nearest the target effective batch, rounded up where
+ * the nearest would fall below the floor.
+ */
+export function gradAccumFor(
+  target: number,
+  microBatch: number,
+  gpus: number,
+  nodes: number,
+  floor = 1,
+): number {
+  const perStep = effectiveBatchOf({ microBatch, gradAccum: 1, gpus, nodes })
+  return Math.max(1, Math.round(target / perStep), Math.ceil(floor / perStep))
 }
 
 /**
@@ -104,7 +119,13 @@ export function searchCandidates(
                 for (const microBatch of space.microBatches) {
                   const gradAccum =
                     space.gradAccum ??
-                    gradAccumFor(space.targetEffectiveBatch, microBatch, space.gpus, space.nodes)
+                    gradAccumFor(
+                      space.targetEffectiveBatch,
+                      microBatch,
+                      space.gpus,
+                      space.nodes,
+                      space.minEffectiveBatch,
+                    )
                   const shape = { microBatch, gradAccum, gpus: space.gpus, nodes: space.nodes }
                   if (space.exactTarget && effectiveBatchOf(shape) !== space.targetEffectiveBatch) continue
                   if (onlyWithoutAccumulation && gradAccum > 1) continue
@@ -116,7 +137,7 @@ export function searchCandidates(
                     precision: deepSpeedPrecision(space.precision, sharding, offload),
                     optimizer,
                     fusedOptimizer: space.fusedOptimizer,
-                    compile: space.compile,
+                    compile: space.compile && compileWithQuant(choice.quant, space.stackVersions).compiles,
                     gradCheckpointing,
                     attention: space.attention,
                     gpus: Math.max(1, space.gpus),

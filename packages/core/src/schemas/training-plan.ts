@@ -57,8 +57,23 @@ export const Settings = z.object({
     persistentWorkers: z.boolean(),
   }),
   learningRate: z.number().positive(),
+  /**
+   * AdamW's moments, epsilon and weight decay, the warm-up and the gradient clipping, chosen by method and origin
+   * (pretraining, full fine-tuning, adapters). Absent in plans written before the field existed.
+   */
+  optimization: z
+    .object({
+      beta1: z.number().min(0).lt(1),
+      beta2: z.number().min(0).lt(1),
+      epsilon: z.number().positive(),
+      weightDecay: z.number().nonnegative(),
+      warmupSteps: z.number().int().nonnegative(),
+      gradClip: z.number().positive(),
+    })
+    .optional(),
 })
 export type Settings = z.infer<typeof Settings>
+export type Optimization = NonNullable<Settings['optimization']>
 
 export const TraceEntry = z.object({
   setting: z.string(),

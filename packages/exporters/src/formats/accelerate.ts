@@ -2,7 +2,7 @@ import { halfType, type TrainingPlan, worldSize } from '@rigfit/core'
 import { z } from 'zod'
 import { type Engine, engineOf, NVME_OFFLOAD_PATH, warnFsdpAsZero3, warnNvmePath } from '../engine.js'
 import { methodFiles } from '../method.js'
-import { GRAD_CLIP_NORM, isPureHalf } from '../plan-facts.js'
+import { isPureHalf, optimizationOf } from '../plan-facts.js'
 import { provenance, textFile, yamlDocument } from '../render.js'
 import type { Exporter, ExportFile, FormatContext } from '../types.js'
 import { modelSplitReason, readStructured } from '../validate.js'
@@ -130,7 +130,7 @@ function buildConfig(
     const stage = engine.stage as 1 | 2 | 3
     config.deepspeed_config = {
       gradient_accumulation_steps: s.gradAccum,
-      gradient_clipping: GRAD_CLIP_NORM,
+      gradient_clipping: optimizationOf(plan).gradClip,
       offload_optimizer_device: engine.optimizerOffload,
       offload_param_device: engine.paramOffload,
       zero3_init_flag: stage === 3,

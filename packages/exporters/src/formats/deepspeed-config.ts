@@ -1,7 +1,7 @@
 import { effectiveBatchOf, halfType, type TrainingPlan, worldSize } from '@rigfit/core'
 import { z } from 'zod'
 import { type Engine, engineOf, NVME_OFFLOAD_PATH, type OffloadTarget } from '../engine.js'
-import { ADAM_BETAS, ADAM_EPSILON, GRAD_CLIP_NORM, WEIGHT_DECAY, warmupSteps } from '../plan-facts.js'
+import { optimizationOf } from '../plan-facts.js'
 import type { ExportFile, FormatContext } from '../types.js'
 import { validateStructured } from '../validate.js'
 
@@ -156,11 +156,12 @@ export function buildDeepSpeedConfig(
   const stage = zeroStage(plan)
   const half = halfType(s.precision)
   const hf = flavor === 'hf-trainer'
+  const opt = optimizationOf(plan)
   const config: DeepSpeedConfig = {
     train_batch_size: hf ? 'auto' : effectiveBatchOf(s),
     train_micro_batch_size_per_gpu: hf ? 'auto' : s.microBatch,
     gradient_accumulation_steps: hf ? 'auto' : s.gradAccum,
-    gradient_clipping: hf ? 'auto' : GRAD_CLIP_NORM,
+    gradient_clipping: hf ? 'auto' : opt.gradClip,
     steps_per_print: 10,
     wall_clock_breakdown: false,
     zero_optimization: zeroSection(plan, engine, flavor, stage),
@@ -185,9 +186,9 @@ export function buildDeepSpeedConfig(
         ? { lr: 'auto', betas: 'auto', eps: 'auto', weight_decay: 'auto' }
         : {
             lr: s.learningRate,
-            betas: [ADAM_BETAS[0], ADAM_BETAS[1]],
-            eps: ADAM_EPSILON,
-            weight_decay: WEIGHT_DECAY,
+            betas: [opt.beta1, opt.beta2],
+            eps: opt.epsilon,
+            weight_decay: opt.weightDecay,
           },
     }
     // The HF Trainer builds the schedule from lr_scheduler_type and warmup_steps when the config has none.
@@ -198,7 +199,7 @@ export function buildDeepSpeedConfig(
         // WarmupCosineLR's defaults differ (log warm-up, a floor of 1e-4 of the peak).
         params: {
           total_num_steps: Math.max(1, plan.time.steps),
-          warmup_num_steps: warmupSteps(plan),
+          warmup_num_steps: opt.warmupSteps,
           warmup_type: 'linear',
           warmup_min_ratio: 0,
           cos_min_ratio: 0,

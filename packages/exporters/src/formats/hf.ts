@@ -11,15 +11,11 @@ import {
 import { baseModelId, loadDtypeName, methodFiles } from '../method.js'
 import { ATTN_IMPLEMENTATION, layerClassName } from '../model-classes.js'
 import {
-  ADAM_BETAS,
-  ADAM_EPSILON,
   checkpointDir,
   checkpointEverySteps,
   DEFAULT_SEED,
-  GRAD_CLIP_NORM,
   isPureHalf,
-  WEIGHT_DECAY,
-  warmupSteps,
+  optimizationOf,
 } from '../plan-facts.js'
 import { jsonDocument, textFile } from '../render.js'
 import type { Exporter, ExportFile, FormatContext } from '../types.js'
@@ -101,6 +97,7 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
       'TrainingArguments has no momentum field for sgd; pass optim_args or a custom optimizer for momentum.',
     )
   }
+  const opt = optimizationOf(plan)
   const args: HfTrainingArguments = {
     output_dir: checkpointDir(ctx.runName),
     per_device_train_batch_size: s.microBatch,
@@ -108,16 +105,16 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
     max_steps: Math.max(1, plan.time.steps),
     learning_rate: s.learningRate,
     lr_scheduler_type: 'cosine',
-    warmup_steps: warmupSteps(plan),
-    weight_decay: WEIGHT_DECAY,
-    adam_beta1: ADAM_BETAS[0],
-    adam_beta2: ADAM_BETAS[1],
-    adam_epsilon: ADAM_EPSILON,
+    warmup_steps: opt.warmupSteps,
+    weight_decay: opt.weightDecay,
+    adam_beta1: opt.beta1,
+    adam_beta2: opt.beta2,
+    adam_epsilon: opt.epsilon,
     optim:
       s.optimizer === 'adamw' && s.fusedOptimizer && s.device !== 'cpu'
         ? 'adamw_torch_fused'
         : OPTIM_NAMES[s.optimizer],
-    max_grad_norm: GRAD_CLIP_NORM,
+    max_grad_norm: opt.gradClip,
     // The Trainer's flags switch autocast (and fp16's GradScaler, which refuses fp16 gradients): a pure-half full
     // fine-tune loads its weights in the half type (model_args.json) and leaves both off. Adapters train in fp32
     // beside a half base (PEFT), so a LoRA plan keeps the flag.

@@ -10,7 +10,7 @@ import {
   peftAdapterConfig,
 } from '../method.js'
 import { ATTN_IMPLEMENTATION } from '../model-classes.js'
-import { isPureHalf, planSlug } from '../plan-facts.js'
+import { isPureHalf, optimizationOf, planSlug } from '../plan-facts.js'
 import { commentLines, provenance, textFile } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
 import { readStructured } from '../validate.js'
@@ -42,6 +42,12 @@ const HydraHardwareGroup = z.strictObject({
   optimization: z.strictObject({
     gradient_accumulation_steps: z.number().int().positive(),
     compile: z.boolean(),
+    learning_rate: z.number().positive(),
+    adam_betas: z.tuple([z.number(), z.number()]),
+    adam_epsilon: z.number().positive(),
+    weight_decay: z.number().nonnegative(),
+    warmup_steps: z.number().int().nonnegative(),
+    max_grad_norm: z.number().positive(),
   }),
   distributed: z.strictObject({
     strategy: z.string(),
@@ -80,6 +86,7 @@ function groupFile(plan: TrainingPlan, ctx: FormatContext): string {
   ]
   const tf32Comment = s.tf32 ? 'TF32 for matmul' : s.device === 'cuda' ? 'TF32 off' : 'no TF32 on this device'
   const base = baseModelId(plan)
+  const opt = optimizationOf(plan)
   const lora = peftAdapterConfig(plan, ctx.warn)
   const quantization = bnbQuantizationConfig(plan, engineOf(plan))
   const model = [
@@ -121,6 +128,12 @@ function groupFile(plan: TrainingPlan, ctx: FormatContext): string {
     'optimization:',
     `  gradient_accumulation_steps: ${s.gradAccum}`,
     `  compile: ${s.compile.enabled}  # ${s.compile.enabled ? `torch.compile enabled (mode ${s.compile.mode})` : 'torch.compile off'}`,
+    `  learning_rate: ${s.learningRate}  # Peak rate, cosine decay after warm-up`,
+    `  adam_betas: [${opt.beta1}, ${opt.beta2}]`,
+    `  adam_epsilon: ${opt.epsilon}`,
+    `  weight_decay: ${opt.weightDecay}`,
+    `  warmup_steps: ${opt.warmupSteps}`,
+    `  max_grad_norm: ${opt.gradClip}`,
     '',
     'distributed:',
     `  strategy: ${s.strategy}`,

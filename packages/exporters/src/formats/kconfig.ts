@@ -1,6 +1,6 @@
 import { processesPerNode, type TrainingPlan } from '@rigfit/core'
 import { methodSummary } from '../method.js'
-import { planSlug } from '../plan-facts.js'
+import { optimizerSummary, planSlug } from '../plan-facts.js'
 import { commentLines, provenance, textFile } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
 
@@ -49,6 +49,7 @@ function defconfig(plan: TrainingPlan, ctx: FormatContext): string {
     commentLines(header, '# '),
     `# Method: ${methodSummary(plan)}; set it in the model-specific config.`,
     `# Sequence length ${s.seq}; precision ${s.precision}; strategy ${s.strategy}, sharding ${s.sharding}, offload ${s.offload}.`,
+    `# Optimizer: ${optimizerSummary(plan)}; set it in the model-specific config.`,
     '# Hyperparameters',
     bool('CONFIG_HYPER_PARAM_AUTO', auto),
     bool('CONFIG_HYPER_PARAM_MANUAL', !auto),

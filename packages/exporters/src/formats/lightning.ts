@@ -17,7 +17,7 @@ import {
   QUANTIZATION_CONFIG_FILE,
 } from '../method.js'
 import { ATTN_IMPLEMENTATION, layerClassPath } from '../model-classes.js'
-import { checkpointDir, checkpointEverySteps, DEFAULT_SEED, GRAD_CLIP_NORM } from '../plan-facts.js'
+import { checkpointDir, checkpointEverySteps, DEFAULT_SEED, optimizationOf } from '../plan-facts.js'
 import { provenance, textFile, yamlDocument } from '../render.js'
 import type { Exporter, FormatContext } from '../types.js'
 import { modelSplitReason, readStructured } from '../validate.js'
@@ -82,8 +82,20 @@ const LightningConfig = z.strictObject({
       }),
     ),
   }),
+  optimizer: z
+    .strictObject({
+      class_path: z.literal('torch.optim.AdamW'),
+      init_args: z.strictObject({
+        lr: z.number().positive(),
+        betas: z.tuple([z.number(), z.number()]),
+        eps: z.number().positive(),
+        weight_decay: z.number().nonnegative(),
+      }),
+    })
+    .optional(),
   model: z
     .strictObject({
+      warmup_steps: z.number().int().nonnegative().optional(),
       model_name_or_path: z.string().min(1).optional(),
       dtype: z.enum(['bfloat16', 'float16', 'float32']),
       attn_implementation: z.enum(['eager', 'sdpa', 'flash_attention_2']),
@@ -212,7 +224,7 @@ function buildConfig(plan: TrainingPlan, ctx: FormatContext): LightningConfig {
       strategy: lightningStrategy(plan, ctx.warn),
       precision: PRECISION[s.precision] as LightningConfig['trainer']['precision'],
       accumulate_grad_batches: s.gradAccum,
-      gradient_clip_val: GRAD_CLIP_NORM,
+      gradient_clip_val: optimizationOf(plan).gradClip,
       gradient_clip_algorithm: 'norm',
       max_steps: stepsBefore + Math.max(1, plan.time.steps),
       benchmark: s.cudnnBenchmark,
@@ -240,6 +252,20 @@ function buildConfig(plan: TrainingPlan, ctx: FormatContext): LightningConfig {
   }
   const model = modelSection(plan)
   if (model) config.model = model
+  // LightningCLI builds this optimizer for the module; its warm-up is the module's own init argument.
+  const opt = optimizationOf(plan)
+  if (s.optimizer === 'adamw') {
+    config.optimizer = {
+      class_path: 'torch.optim.AdamW',
+      init_args: {
+        lr: s.learningRate,
+        betas: [opt.beta1, opt.beta2],
+        eps: opt.epsilon,
+        weight_decay: opt.weightDecay,
+      },
+    }
+  }
+  if (config.model) config.model.warmup_steps = opt.warmupSteps
   if (ctx.resume) config.ckpt_path = `${ctx.resume.from}/last.ckpt`
   return config
 }

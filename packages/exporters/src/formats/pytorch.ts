@@ -1,6 +1,7 @@
 import { processesPerNode, type TrainingPlan, worldSize } from '@rigfit/core'
 import { engineOf, torchBackendName } from '../engine.js'
 import { baseModelId, bnbQuantizationConfig, loadDtypeName, peftAdapterConfig } from '../method.js'
+import { optimizationOf } from '../plan-facts.js'
 import { provenance, textFile } from '../render.js'
 import type { Exporter } from '../types.js'
 
@@ -9,7 +10,7 @@ export const PYTORCH_FILE = 'rigfit_settings.py'
 /** torch.utils.data.DataLoader keyword arguments this module may return. */
 const DATALOADER_KEYS = ['num_workers', 'pin_memory', 'prefetch_factor', 'persistent_workers'] as const
 
-type PyValue = string | number | boolean | null | string[]
+type PyValue = string | number | boolean | null | string[] | number[]
 
 /** A Python literal for a JSON-like value (strings and lists of strings are JSON, which Python reads the same). */
 function py(value: PyValue): string {
@@ -71,6 +72,7 @@ function quantizationKwargs(plan: TrainingPlan) {
 
 function moduleSource(plan: TrainingPlan, warn: (id: string, message: string) => void): string {
   const s = plan.settings
+  const opt = optimizationOf(plan)
   const settings: Record<string, PyValue> = {
     device: s.device,
     method: s.method,
@@ -97,6 +99,12 @@ function moduleSource(plan: TrainingPlan, warn: (id: string, message: string) =>
     sharding: s.sharding,
     offload: s.offload,
     quantization: s.quant,
+    learning_rate: s.learningRate,
+    adam_betas: [opt.beta1, opt.beta2],
+    adam_epsilon: opt.epsilon,
+    weight_decay: opt.weightDecay,
+    warmup_steps: opt.warmupSteps,
+    max_grad_norm: opt.gradClip,
   }
   return `"""Framework-level settings from a rigfit plan.
 

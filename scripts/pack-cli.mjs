@@ -25,7 +25,16 @@ try {
   // A flat node_modules of real folders (no links into a store), as npm lays out a bundled package.
   run(
     'pnpm',
-    ['--filter', 'rigfit', 'deploy', '--offline', '--prod', '--legacy', '--config.node-linker=hoisted', stage],
+    [
+      '--filter',
+      'rigfit',
+      'deploy',
+      '--offline',
+      '--prod',
+      '--legacy',
+      '--config.node-linker=hoisted',
+      stage,
+    ],
     repo,
   )
   const manifestPath = join(stage, 'package.json')

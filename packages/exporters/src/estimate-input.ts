@@ -2,6 +2,7 @@ import {
   type EstimateDevice,
   EstimateInput,
   LoraSpec,
+  planStackMechanisms,
   planTrainingPoint,
   pointEstimateInput,
   RigfitError,
@@ -48,7 +49,7 @@ export function estimateInputAt(
   checkLoraTargets(plan)
   const trainingPoint = { ...planTrainingPoint(plan), ...point }
   return EstimateInput.parse({
-    ...pointEstimateInput(trainingPoint, device as EstimateDevice, 'none'),
+    ...pointEstimateInput(trainingPoint, device as EstimateDevice, 'none', planStackMechanisms(plan)),
     interconnect: null,
     device,
     cudaContextBytes: plan.memory.perDevice.cudaContext,

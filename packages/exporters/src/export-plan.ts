@@ -4,13 +4,14 @@ import { type CacheDecision, sizeCache } from './cache-sizing.js'
 import { assertPlanConsistent } from './check-plan.js'
 import { asDeepSpeedRuns } from './deepspeed-precision.js'
 import { engineOf } from './engine.js'
-import { FORMAT_NAMES } from './format-names.js'
+import { FORMAT_NAMES, type FormatName } from './format-names.js'
 import { type IoFacts, NO_IO_FACTS } from './io-facts.js'
 import { deriveMetaPlans, type PhaseSummary } from './meta-phases.js'
 import { planForNodes } from './nodes.js'
 import { checkpointDir, planSlug } from './plan-facts.js'
 import { getFormat } from './registry.js'
 import { jsonDocument, textFile } from './render.js'
+import { FORMAT_STACK, STACK_SETTINGS_FILE, stackSettings } from './stack-settings.js'
 import { decideStreaming, type StreamingDecision } from './streaming.js'
 import type { ClusterShape, Exporter, ExportFile, FormatContext } from './types.js'
 
@@ -148,6 +149,18 @@ export function exportPlan(input: TrainingPlan, options: ExportOptions): ExportR
       planWarnings.push(...phase.warnings.filter((w) => !known(w)))
   } else {
     files = renderValidated(exporter, plan, ctx, null)
+  }
+  // Every setting the estimate assumed, whatever the format can say of it, and a plan made for another stack named.
+  files.push(textFile(STACK_SETTINGS_FILE, jsonDocument(stackSettings(plan))))
+  const formatStack = FORMAT_STACK[exporter.name as FormatName]
+  if (plan.stack !== undefined && !plan.stack.startsWith(`${formatStack}@`)) {
+    formatWarnings.set(
+      'export-stack',
+      exporterAdvice(
+        'export-stack',
+        `The plan was estimated for ${plan.stack}, but ${exporter.name} files run under ${formatStack}: its memory differs (logits upcast, adapter type). Plan again with --stack ${formatStack}, or export with --mode to plan for this format.`,
+      ),
+    )
   }
   const io = options.io ?? NO_IO_FACTS
   return {

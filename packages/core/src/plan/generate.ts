@@ -3,8 +3,11 @@ import { countParams } from '../model/index.js'
 import type { Mode } from '../schemas/common.js'
 import type { Decisions } from '../schemas/decisions.js'
 import type { HardwareProfile } from '../schemas/hardware-profile.js'
+import type { StackRef } from '../schemas/stack.js'
 import type { Advice, TrainingPlan } from '../schemas/training-plan.js'
 import type { Workload } from '../schemas/workload.js'
+import { resolveStack } from '../stack/resolve-stack.js'
+import { DEFAULT_STACK } from '../stack/stack-table.js'
 import { gibText } from '../units.js'
 import { assemblePlan } from './assemble.js'
 import {
@@ -40,6 +43,8 @@ export interface PlanOptions {
   maxGpus?: number | null
   /** When the plan was made (ISO 8601): the caller reads the clock, so planning stays a pure function. */
   createdAt: string
+  /** The stack that will run the plan; default `hf`, the one most exports run. */
+  stack?: StackRef | undefined
 }
 
 export interface PlanRequest {
@@ -213,6 +218,7 @@ function searchMode(
     fusedOptimizer: compute.fusedOptimizer,
     compile: compute.compile,
     tf32: compute.tf32,
+    stack: resolveStack(options.stack ?? DEFAULT_STACK).mechanisms,
     gpus: setup.dataParallelGpus,
     nodes,
     interconnect: profile.interconnect.kind,

@@ -3,6 +3,7 @@ import type { InterconnectKind } from '../estimate/scaling.js'
 import type { Attention, Offload, Optimizer, Precision, Sharding } from '../schemas/common.js'
 import type { EstimateResult } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
+import type { StackMechanisms } from '../schemas/stack.js'
 import { effectiveBatchOf, worldSize } from './batch.js'
 import type { MethodChoice } from './candidates.js'
 import { deepSpeedPrecision } from './deepspeed-precision.js'
@@ -43,6 +44,8 @@ export interface SearchSpace {
   fusedOptimizer: boolean
   compile: boolean
   tf32: boolean
+  /** The stack that runs the plan: what it does beyond the settings (logits upcast, adapter type, loss chunks). */
+  stack: StackMechanisms
   /** Data-parallel GPUs per node. */
   gpus: number
   nodes: number
@@ -115,7 +118,7 @@ export function searchCandidates(
                   }
                   evaluated += 1
                   const result = estimate(
-                    pointEstimateInput(point, devices.estimateDevice, space.interconnect),
+                    pointEstimateInput(point, devices.estimateDevice, space.interconnect, space.stack),
                   )
                   const deviceBytes = result.perDevice.total + space.frozenBytes
                   if (result.host.total > space.hostBudgetBytes) {

@@ -222,6 +222,8 @@ export const EstimateResult = z.object({
   headroom: z.number().int().nullable(),
   /** The validation error band behind the verdict; null without capacity. */
   confidence: FitConfidence.nullable(),
+  /** The stack the estimate assumed (`rigfit estimate --stack`, default hf); absent from `estimate()` itself. */
+  stack: StackRefText.optional(),
 })
 export type EstimateResult = z.infer<typeof EstimateResult>
 

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { EstimateResult, processesPerNode, type TrainingPlan } from '@rigfit/core'
+import { CURRENT_STACK_VERSION, EstimateResult, processesPerNode, type TrainingPlan } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
 import { workspaceFixture } from './helpers/workspace-fixtures.js'
 
@@ -86,7 +86,7 @@ describe('rigfit estimate', () => {
     )
   })
 
-  it('--[no-]compile changes the speed, not the memory; --upcast-logits keeps fp32 logits in pure bf16', () => {
+  it('--[no-]compile changes the speed, not the memory; --[no-]upcast-logits moves fp32 logits in pure bf16', () => {
     const gpu = ['--model', 'llama-3.2-1b', '--seq', '1024', '--micro-batch', '2', '--gpu', 'H100 SXM5 80GB']
     const json = (...args: string[]) =>
       EstimateResult.parse(JSON.parse(rigfit(...gpu, ...args, '--json').stdout))
@@ -94,12 +94,16 @@ describe('rigfit estimate', () => {
     const eager = json('--no-compile')
     expect(compiled.perDevice).toEqual(eager.perDevice)
     expect(compiled.throughput?.tokensPerSecond).toBeGreaterThan(eager.throughput?.tokensPerSecond ?? 0)
-    // A CUDA GPU compiles by default, as `rigfit plan` chooses for it.
-    expect(json().throughput?.tokensPerSecond).toBe(compiled.throughput?.tokensPerSecond)
-    const bf16 = json('--precision', 'bf16-true')
-    const upcast = json('--precision', 'bf16-true', '--upcast-logits')
+    // The default stack, Transformers' Trainer, does not compile (torch_compile=False), and its loss upcasts.
+    expect(json().throughput?.tokensPerSecond).toBe(eager.throughput?.tokensPerSecond)
+    expect(json().stack).toBe(`hf@${CURRENT_STACK_VERSION.hf}`)
+    const upcast = json('--precision', 'bf16-true')
+    const bf16 = json('--precision', 'bf16-true', '--no-upcast-logits')
     expect(upcast.perDevice.logits).toBeGreaterThan(bf16.perDevice.logits)
     expect(upcast.perDevice.weights).toBe(bf16.perDevice.weights)
+    expect(json('--precision', 'bf16-true', '--stack', 'litgpt').perDevice.logits).toBeLessThan(
+      upcast.perDevice.logits,
+    )
   })
 
   it("--adapter-dtype: PEFT's fp32 adapters on a bf16 base need more memory and run slower than LitGPT's bf16 ones", () => {
@@ -212,6 +216,11 @@ function pointFlags(plan: TrainingPlan): string[] {
     ...(s.lora ? ['--lora-rank', String(s.lora.rank), '--lora-targets', s.lora.targets.join(',')] : []),
     '--quant',
     s.quant,
+    // What the plan decided beyond the stack's defaults, as a user reproducing it types them.
+    ...(plan.stack ? ['--stack', plan.stack] : []),
+    s.compile.enabled ? '--compile' : '--no-compile',
+    s.tf32 ? '--tf32' : '--no-tf32',
+    s.fusedOptimizer ? '--fused-optimizer' : '--no-fused-optimizer',
   ]
 }
 
@@ -251,11 +260,8 @@ describe('rigfit estimate agrees with rigfit plan', () => {
     expect(planned.code, planned.stdout + planned.stderr).toBe(0)
     const plan = JSON.parse(planned.stdout) as TrainingPlan
     const model = workload[workload.indexOf('--model') + 1] as string
-    const pinned = [
-      plan.settings.fusedOptimizer ? '--fused-optimizer' : '--no-fused-optimizer',
-      plan.settings.tf32 ? '--tf32' : '--no-tf32',
-    ]
-    for (const extra of [[], pinned]) {
+    expect(plan.stack).toBe(`hf@${CURRENT_STACK_VERSION.hf}`)
+    for (const extra of [[]]) {
       // The plan's GPU count comes back through pointFlags.
       const machine = hardware.filter((_, i) => hardware[i] !== '--gpus' && hardware[i - 1] !== '--gpus')
       const args = ['--model', model, ...machine, ...pointFlags(plan), ...extra, '--json']
@@ -269,10 +275,14 @@ describe('rigfit estimate agrees with rigfit plan', () => {
     }
   })
 
-  it('takes the link of what-if GPUs from the catalog, and the optimizer step and TF32 the planner picks', () => {
+  it("takes the link of what-if GPUs from the catalog, and the optimizer step and TF32 from the stack's defaults", () => {
     const point = ['--model', 'llama-3.1-8b', '--seq', '2048', '--micro-batch', '1', '--sharding', 'fsdp']
     const settings = (...args: string[]) => rigfit(...point, ...args).stdout.split('\n')[2] ?? ''
-    expect(settings('--gpu', 'H100', '--gpus', '8')).toMatch(/8 GPUs · nvlink link · fused optimizer · TF32/)
+    // Current Transformers defaults to adamw_torch_fused and leaves TF32 off; LitGPT sets TF32 and runs foreach.
+    expect(settings('--gpu', 'H100', '--gpus', '8')).toMatch(/8 GPUs · nvlink link · fused optimizer/)
+    expect(settings('--gpu', 'H100', '--gpus', '8')).not.toMatch(/TF32/)
+    expect(settings('--gpu', 'H100', '--gpus', '8', '--stack', 'litgpt')).toMatch(/TF32/)
+    expect(settings('--gpu', 'H100', '--gpus', '8', '--stack', 'litgpt')).not.toMatch(/fused optimizer/)
     expect(settings('--gpu', 'RTX 4090', '--gpus', '2')).toMatch(/2 GPUs · pcie link/)
     expect(settings('--gpu', 'H100', '--gpus', '8', '--no-fused-optimizer', '--no-tf32')).not.toMatch(
       /fused optimizer|TF32/,
@@ -280,7 +290,7 @@ describe('rigfit estimate agrees with rigfit plan', () => {
     const speed = (...args: string[]) =>
       JSON.parse(rigfit(...point, ...args, '--json').stdout).throughput.tokensPerSecond as number
     const oneNode = speed('--gpu', 'H100', '--gpus', '8')
-    expect(speed('--gpu', 'H100', '--gpus', '8', '--fused-optimizer', '--tf32')).toBe(oneNode)
+    expect(speed('--gpu', 'H100', '--gpus', '8', '--fused-optimizer', '--no-tf32')).toBe(oneNode)
     // A second node adds network traffic: never a full doubling of one node's speed.
     const twoNodes = speed('--gpu', 'H100', '--gpus', '8', '--nodes', '2')
     expect(twoNodes).toBeGreaterThan(oneNode)

@@ -39,6 +39,7 @@ describe('rigfit export', () => {
       'ds_config.json',
       'launch_deepspeed.sh',
       'rigfit-plan.json',
+      'rigfit-stack.json',
     ])
     const plan = JSON.parse(await readFile(fixture('a100x4-zero2'), 'utf8'))
     expect(JSON.parse(out.files[0].content).train_batch_size).toBe(plan.settings.effectiveBatch)

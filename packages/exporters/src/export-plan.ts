@@ -16,10 +16,11 @@ import {
 } from '@rigfit/core'
 import { asDeepSpeedRuns } from './deepspeed-precision.js'
 import { engineOf } from './engine.js'
-import { FORMAT_NAMES } from './format-names.js'
+import { FORMAT_NAMES, type FormatName } from './format-names.js'
 import { checkpointDir, planSlug } from './plan-facts.js'
 import { getFormat } from './registry.js'
 import { jsonDocument, textFile } from './render.js'
+import { FORMAT_STACK, STACK_SETTINGS_FILE, stackSettings } from './stack-settings.js'
 import type { ClusterShape, Exporter, ExportFile, FormatContext } from './types.js'
 
 export interface ExportOptions {
@@ -156,6 +157,18 @@ export function exportPlan(input: TrainingPlan, options: ExportOptions): ExportR
       planWarnings.push(...phase.warnings.filter((w) => !known(w)))
   } else {
     files = renderValidated(exporter, plan, ctx, null)
+  }
+  // Every setting the estimate assumed, whatever the format can say of it, and a plan made for another stack named.
+  files.push(textFile(STACK_SETTINGS_FILE, jsonDocument(stackSettings(plan))))
+  const formatStack = FORMAT_STACK[exporter.name as FormatName]
+  if (plan.stack !== undefined && !plan.stack.startsWith(`${formatStack}@`)) {
+    formatWarnings.set(
+      'export-stack',
+      exporterAdvice(
+        'export-stack',
+        `The plan was estimated for ${plan.stack}, but ${exporter.name} files run under ${formatStack}: its memory differs (logits upcast, adapter type). Plan again with --stack ${formatStack}, or export with --mode to plan for this format.`,
+      ),
+    )
   }
   const io = options.io ?? NO_IO_FACTS
   return {

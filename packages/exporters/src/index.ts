@@ -24,5 +24,6 @@ export {
 } from './method.js'
 export { FORMATS, getFormat } from './registry.js'
 export { type FolderWrite, writeExportFolder } from './replace-folder.js'
+export { FORMAT_STACK, STACK_SETTINGS_FILE, stackSentence, stackSettings } from './stack-settings.js'
 export type { ClusterShape, Exporter, ExportFile, FormatContext } from './types.js'
 export { writeExportFiles } from './write-files.js'

@@ -29,7 +29,11 @@ const withSettings = (plan: TrainingPlan, patch: Partial<TrainingPlan['settings'
   settings: { ...plan.settings, ...patch },
 })
 
-const fsdpOptimizer = loadFixturePlan('a100x4-fsdp-optimizer-offload')
+// The planner no longer makes FSDP with optimizer-only offload; a plan file from an older rigfit still has it.
+const fsdpOptimizer = withSettings(loadFixturePlan('a100x4-zero3-optimizer-offload'), {
+  strategy: 'fsdp',
+  sharding: 'fsdp',
+})
 const fsdpAll = loadFixturePlan('a100x4-lora-fsdp-offload-2nodes')
 const zero2 = loadFixturePlan('a100x4-zero2')
 const zeroOffload = loadFixturePlan('rtx4090-qlora-zero-offload')

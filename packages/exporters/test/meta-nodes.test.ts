@@ -168,6 +168,7 @@ describe('phase A/B meta-config', () => {
       'phase-a/rigfit-plan.json',
       'phase-b/rigfit-plan.json',
       'rigfit-meta.json',
+      'rigfit-stack.json',
     ])
     const index = JSON.parse(result.files[2]?.content ?? '{}')
     expect(index.phases.map((p: { resumeFrom: string | null }) => p.resumeFrom)).toEqual([null, 'phase-a'])

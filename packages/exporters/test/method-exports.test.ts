@@ -107,7 +107,7 @@ describe('LoRA and QLoRA are carried by every format', () => {
   })
 
   it('full training writes no adapter anywhere', () => {
-    const full = loadFixturePlan('a100x4-fsdp-optimizer-offload')
+    const full = loadFixturePlan('a100x4-zero3-optimizer-offload')
     for (const format of ['hf', 'accelerate', 'deepspeed', 'torchrun', 'slurm', 'lightning']) {
       expect(json(exportPlan(full, { format }).files, 'adapter_config.json'), format).toBeNull()
     }

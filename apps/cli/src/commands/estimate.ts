@@ -2,27 +2,30 @@ import { Flags } from '@oclif/core'
 import {
   assertSaneMemory,
   CLOUD_PRESETS,
-  EstimateInput,
+  type EstimateInput,
   type EstimateResult,
   estimate,
   fitVerdict,
+  formatStackRef,
   hasFlashAttention,
   listModels,
   type ModelSpec,
   Precision,
   parseGiB,
-  pointEstimateInput,
   RigfitError,
   resolveLoraTargets,
+  resolveStack,
   runKind,
-  type TrainingPoint,
+  type UserEstimateRequest,
+  userEstimateInput,
 } from '@rigfit/core'
 import { osReserveBytes } from '@rigfit/profiler'
 import { RigfitCommand } from '../lib/base-command.js'
 import { calibrationFlags } from '../lib/calibration/calibration-flags.js'
 import { calibrateEstimate } from '../lib/calibration/estimate-calibration.js'
 import { type EstimateContext, resolveEstimateContext } from '../lib/estimate-context.js'
-import { stackFlags, stackInput } from '../lib/estimate-stack-flags.js'
+import { stackFlags, stackFromFlag, stackInput } from '../lib/estimate-stack-flags.js'
+import { stackNotes } from '../lib/estimate-stack-notes.js'
 import { resolveModelArg } from '../lib/hub/resolve-model-arg.js'
 import { inputTimeoutFlags } from '../lib/input-timeout.js'
 import { renderEstimate } from '../lib/render-estimate.js'
@@ -81,8 +84,7 @@ export default class Estimate extends RigfitCommand {
     }),
     attention: Flags.option({
       options: ['eager', 'sdpa', 'flash'] as const,
-      default: 'sdpa',
-      description: 'Attention implementation.',
+      description: "Attention implementation. Default: the stack's (sdpa for every current stack).",
     })(),
     gpus: Flags.integer({
       description:
@@ -138,7 +140,7 @@ export default class Estimate extends RigfitCommand {
     }),
     'fused-optimizer': Flags.boolean({
       description:
-        'Fused optimizer step (one kernel for all tensors). Default: what `rigfit plan` chooses for the device (on with CUDA).',
+        "Fused optimizer step (one kernel for all tensors), as optim adamw_torch_fused. Default: the stack's (fused for current Transformers, torchtune and torchtitan).",
       allowNo: true,
     }),
     'lora-dropout': Flags.string({
@@ -148,7 +150,7 @@ export default class Estimate extends RigfitCommand {
     }),
     tf32: Flags.boolean({
       description:
-        'TF32 matmuls for fp32 math. Default: what `rigfit plan` chooses for the device (on where the GPU has TF32).',
+        "TF32 matmuls for fp32 math. Default: the stack's (off for Transformers' Trainer, as PyTorch leaves it; on for LitGPT).",
       allowNo: true,
     }),
     rules: Flags.string({
@@ -230,32 +232,35 @@ export default class Estimate extends RigfitCommand {
       )
     }
 
-    // The same settings-to-estimate mapping as every plan's, so `plan` and `estimate` agree for the same point.
+    // The one path from what a user types to the estimate: validation rows go through it too.
     const gpus = context?.gpus ?? flags.gpus ?? 1
-    const point: TrainingPoint = {
+    const stack = stackFromFlag(flags.stack)
+    const request: UserEstimateRequest = {
       model,
-      seq,
-      microBatch,
-      gradAccum: flags['grad-accum'],
-      precision: flags.precision,
-      optimizer: flags.optimizer,
-      fusedOptimizer: flags['fused-optimizer'] ?? context?.fusedOptimizer ?? false,
-      gradCheckpointing: flags['grad-ckpt'],
-      attention: flags.attention,
-      gpus,
-      nodes: flags.nodes,
-      sharding: flags.sharding,
-      offload: flags.offload,
-      lora,
-      quant: flags.quant,
-      tf32: flags.tf32 ?? context?.tf32 ?? false,
-      compile: flags.compile ?? context?.compile ?? false,
+      device,
+      settings: {
+        seq,
+        microBatch,
+        gradAccum: flags['grad-accum'],
+        precision: flags.precision,
+        optimizer: flags.optimizer,
+        gradCheckpointing: flags['grad-ckpt'],
+        ...(flags.attention === undefined ? {} : { attention: flags.attention }),
+        gpus,
+        nodes: flags.nodes,
+        interconnect: context?.interconnect ?? (gpus * flags.nodes > 1 ? 'unknown' : 'none'),
+        sharding: flags.sharding,
+        offload: flags.offload,
+        lora,
+        quant: flags.quant,
+        ...(flags['fused-optimizer'] === undefined ? {} : { fusedOptimizer: flags['fused-optimizer'] }),
+        ...(flags.tf32 === undefined ? {} : { tf32: flags.tf32 }),
+        ...(flags.compile === undefined ? {} : { compile: flags.compile }),
+      },
+      stack: resolveStack(stack.ref).mechanisms,
+      overrides: stackInput(flags),
     }
-    const interconnect = context?.interconnect ?? (gpus > 1 ? 'unknown' : 'none')
-    const input = EstimateInput.parse({
-      ...pointEstimateInput(point, device, interconnect),
-      ...stackInput(flags),
-    })
+    const input = userEstimateInput(request)
     const result = estimate(input)
     assertSaneMemory(result.perDevice.total, 'this configuration')
     assertSaneMemory(result.host.total, "this configuration's host memory")
@@ -265,10 +270,12 @@ export default class Estimate extends RigfitCommand {
       )
     }
     // --vram without --gpu still answers "does it fit", with no speed.
-    const final: EstimateResult =
+    const judged: EstimateResult =
       !device && vramBytes !== undefined
         ? withCapacity(result, input, vramBytes)
         : await calibrateEstimate(this, flags.calibration, context, input, result)
+    const final: EstimateResult = { ...judged, stack: formatStackRef(stack.ref) }
+    warnings.push(...stackNotes(stack, request, judged, input, vramBytes))
 
     if (!this.jsonEnabled()) {
       const color = this.colorEnabled

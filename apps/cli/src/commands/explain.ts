@@ -3,19 +3,23 @@ import { join } from 'node:path'
 import { Args, Flags } from '@oclif/core'
 import {
   closestName,
+  DEFAULT_STACK,
   type Decisions,
   decide,
   deriveFacts,
   explainedSettings,
   explainSetting,
+  explainStack,
   type LoadedPack,
   Mode,
   type Provenance,
+  parseStackRef,
   RigfitError,
   SETTING_NAMES,
   SETTING_PLAN_PATHS,
   type SettingExplanation,
   type SettingName,
+  type StackMechanismExplanation,
   type TraceEntry,
   type TrainingPlan,
   traceFor,
@@ -29,7 +33,7 @@ import { formatProblem, loadAllPacks } from '../lib/packs.js'
 import { planModes } from '../lib/planning.js'
 import { parseTargetUtil, planningFlags } from '../lib/planning-flags.js'
 import { profileSourceFlags } from '../lib/profile-source.js'
-import { type ExplainedSetting, renderExplanation, renderTrace } from '../lib/render-explain.js'
+import { type ExplainedSetting, renderExplanation, renderStack, renderTrace } from '../lib/render-explain.js'
 import { workloadFlags, workloadFromFlags } from '../lib/workload-flags.js'
 
 export type ExplainResult =
@@ -42,8 +46,10 @@ export type ExplainResult =
       settings: ExplainedSetting[]
       packs: Decisions['packs']
       facts: Decisions['facts']
+      /** The stack the plan assumed and, for each mechanism it decides, the stack table row behind it. */
+      stack: StackMechanismExplanation[]
     }
-  | { source: 'plan'; mode: Mode; plan: string; trace: TraceEntry[] }
+  | { source: 'plan'; mode: Mode; plan: string; trace: TraceEntry[]; stack: StackMechanismExplanation[] }
 
 /** Settings only a plan has: the search, or the generator, decides them (the packs may cap them, never set them). */
 const PLAN_ONLY_SETTINGS = [
@@ -64,6 +70,7 @@ const planningOptionFlags = {
   'base-batch': planningFlags['base-batch'],
   'target-util': planningFlags['target-util'],
   calibration: planningFlags.calibration,
+  stack: planningFlags.stack,
 }
 
 export default class Explain extends RigfitCommand {
@@ -113,6 +120,8 @@ export default class Explain extends RigfitCommand {
     const profile = await resolvePlanningProfile(this, flags)
     const workload = await workloadFromFlags(flags, this.config.cacheDir)
     const decisions = await decide(packs, deriveFacts(profile, workload, mode))
+    const stackRef = flags.stack === undefined ? DEFAULT_STACK : parseStackRef(flags.stack)
+    const stack = requested === null ? explainStack(stackRef) : []
     // The plan `rigfit plan` makes with these flags, by the same path (packs, decisions, generator).
     const { plans, failures } = await planModes(this, profile, workload, [mode], {
       rulesDir: flags.rules,
@@ -121,6 +130,7 @@ export default class Explain extends RigfitCommand {
       targetUtilization: parseTargetUtil(flags['target-util']),
       createdAt: new Date().toISOString(),
       useCalibration: flags.calibration,
+      stack: stackRef,
     })
     const plan = plans[mode] ?? null
     const failure = failures[mode]
@@ -152,6 +162,7 @@ export default class Explain extends RigfitCommand {
           .join(', ')}\n`,
       )
       for (const item of explained) this.log(renderExplanation(item))
+      if (stack.length > 0) this.log(renderStack(stack))
     }
     return {
       source: 'rules',
@@ -161,6 +172,7 @@ export default class Explain extends RigfitCommand {
       settings: explained,
       packs: decisions.packs,
       facts: decisions.facts,
+      stack,
     }
   }
 
@@ -171,8 +183,12 @@ export default class Explain extends RigfitCommand {
   ): Promise<ExplainResult> {
     const plan = await readPlanFile(file, timeoutMs)
     if (setting === undefined) {
-      if (!this.jsonEnabled()) this.log(renderTrace(`${plan.mode} plan from ${file}`, plan.trace))
-      return { source: 'plan', mode: plan.mode, plan: file, trace: plan.trace }
+      const stack = plan.stack === undefined ? [] : explainStack(parseStackRef(plan.stack, `${file}: stack`))
+      if (!this.jsonEnabled()) {
+        this.log(renderTrace(`${plan.mode} plan from ${file}`, plan.trace))
+        if (stack.length > 0) this.log(renderStack(stack))
+      }
+      return { source: 'plan', mode: plan.mode, plan: file, trace: plan.trace, stack }
     }
     return this.fromTrace(plan.mode, plan, setting, file)
   }
@@ -200,7 +216,7 @@ export default class Explain extends RigfitCommand {
       if (limits && (limits.cap || limits.forbids.length > 0))
         this.log(renderExplanation({ ...limits, docs: null, trace: [] }))
     }
-    return { source: 'plan', mode, plan: source, trace }
+    return { source: 'plan', mode, plan: source, trace, stack: [] }
   }
 }
 

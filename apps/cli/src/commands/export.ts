@@ -1,6 +1,7 @@
 import { Flags, type Interfaces } from '@oclif/core'
 import {
   type Advice,
+  CURRENT_STACK_VERSION,
   ioFactsFromProfile,
   MODES,
   type Mode,
@@ -13,7 +14,9 @@ import {
   type ExportResult,
   exportPlan,
   FORMAT_NAMES,
+  FORMAT_STACK,
   type FolderWrite,
+  type FormatName,
   manifestEntry,
   manifestFile,
   readExportManifest,
@@ -116,7 +119,10 @@ export default class Export extends RigfitCommand {
   async run(): Promise<Record<string, unknown>> {
     const { flags } = await this.parse(Export)
     const datasetBytes = flags['dataset-size'] === undefined ? null : parseSizeBytes(flags['dataset-size'])
-    const options = planOptionsFromFlags(flags)
+    const options = planOptionsFromFlags(flags, {
+      name: FORMAT_STACK[flags.format as FormatName],
+      version: CURRENT_STACK_VERSION[FORMAT_STACK[flags.format as FormatName]],
+    })
     const { plan, io, notices, cluster } = flags.plan
       ? {
           plan: await readPlanFile(flags.plan, inputTimeoutMs(flags)),

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core'
-import { RigfitError } from '@rigfit/core'
+import { DEFAULT_STACK, parseStackRef, RigfitError, type StackRef } from '@rigfit/core'
 import { calibrationFlags } from './calibration/calibration-flags.js'
 import { type InstanceFlagValues, pricePerHour } from './instance.js'
 import { requireRulesPath } from './packs.js'
@@ -29,6 +29,12 @@ export const planningFlags = {
     helpValue: 'PATH',
   }),
   ...calibrationFlags,
+  stack: Flags.string({
+    description:
+      "The framework that will run the plan: hf, litgpt, torchtune, torchtitan, nemo or plain, optionally @VERSION; the plan records it and estimates as it runs (logits upcast, adapter type). Default: export's --format decides (hf, accelerate, deepspeed: hf; torchrun, slurm, lightning, hydra, kconfig, pytorch, rigfit: plain), else hf.",
+    helpGroup: 'PLANNING',
+    helpValue: 'NAME[@VERSION]',
+  }),
 }
 
 export function parseTargetUtil(text: string | undefined): number | null {
@@ -53,6 +59,7 @@ export interface PlanningFlagValues extends InstanceFlagValues {
   'target-util'?: string | undefined
   rules?: string | undefined
   calibration?: boolean | undefined
+  stack?: string | undefined
 }
 
 /**
@@ -60,8 +67,12 @@ export interface PlanningFlagValues extends InstanceFlagValues {
  * profiled or anything is planned or written: a bad price, share or rules path is a usage or input error that
  * names the flag, never a plan followed by a failure.
  */
-export function planOptionsFromFlags(flags: PlanningFlagValues): PlanModesOptions {
+export function planOptionsFromFlags(
+  flags: PlanningFlagValues,
+  fallbackStack: StackRef = DEFAULT_STACK,
+): PlanModesOptions {
   return {
+    stack: flags.stack === undefined ? fallbackStack : parseStackRef(flags.stack),
     psuWatts: flags['psu-watts'] ?? null,
     baseBatch: flags['base-batch'] ?? null,
     targetUtilization: parseTargetUtil(flags['target-util']),

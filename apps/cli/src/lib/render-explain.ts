@@ -1,4 +1,4 @@
-import type { SettingExplanation, TraceEntry } from '@rigfit/core'
+import type { SettingExplanation, StackMechanismExplanation, TraceEntry } from '@rigfit/core'
 
 /** A setting as the packs decided it and as the plan has it: `value` is the plan's, `trace` how it got there. */
 export type ExplainedSetting = SettingExplanation & { docs: string | null; trace: TraceEntry[] }
@@ -97,5 +97,17 @@ export function renderExplanation(item: ExplainedSetting): string {
     )
   }
   if (item.docs) lines.push(`  docs        ${item.docs}`)
+  return `${lines.join('\n')}\n`
+}
+
+/** The stack's mechanisms, each with the stack release and the source that decides it. */
+export function renderStack(rows: readonly StackMechanismExplanation[]): string {
+  const lines = [`stack ${rows[0]?.stack ?? ''}: what the estimate assumes beyond the settings`]
+  for (const row of rows) {
+    lines.push(
+      `  ${row.mechanism} = ${JSON.stringify(row.value)}  (${row.stack}: ${row.says})`,
+      `      ${row.source}`,
+    )
+  }
   return `${lines.join('\n')}\n`
 }

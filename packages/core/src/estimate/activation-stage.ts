@@ -6,8 +6,8 @@ import {
   mlpHalfBytes,
   normBytes,
 } from './activations.js'
-import { logitBytesPerVocabEntry } from './loss.js'
 import type { ParameterCounts, PrecisionBytes } from './estimate.js'
+import { logitBytesPerVocabEntry } from './loss.js'
 
 /** Activations of the micro-batch, backward's workspace, and the logits and loss at the start of backward. */
 export function activationMemory(input: EstimateInput, params: ParameterCounts, bytes: PrecisionBytes) {

@@ -1,5 +1,5 @@
-import type { EstimateDevice } from '../schemas/index.js'
 import { computeCapabilityNumber } from '../device/capabilities.js'
+import type { EstimateDevice } from '../schemas/index.js'
 
 /**
  * Share of the matmul efficiency a device sustains, against the spec-sheet peak it is priced at. The dense peaks

@@ -1,6 +1,5 @@
-import { attentionExtraFlops } from './attention-work.js'
-import { sustainedPeakShare } from './device-efficiency.js'
 import type { EstimateInput, EstimateResult } from '../schemas/index.js'
+import { attentionExtraFlops } from './attention-work.js'
 import {
   BANDWIDTH_EFFICIENCY,
   ELEMENTWISE_TRAFFIC_PER_ACTIVATION_BYTE,
@@ -9,6 +8,7 @@ import {
   UNFUSED_OPTIMIZER_TRAFFIC_FACTOR,
 } from './constants.js'
 import { devicePeakTflops } from './device.js'
+import { sustainedPeakShare } from './device-efficiency.js'
 import { eagerElementwiseBytes } from './elementwise.js'
 import type { EstimateTuning, HeldMemory } from './estimate.js'
 import { adapterFlopsPerToken, attentionFlopsPerToken, flopsPerToken } from './flops.js'

@@ -1,6 +1,8 @@
 import { adafactorStateElements, optimizerStateBytes } from '../estimate/optimizer.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import type { Advice, Settings, TrainingPlan } from '../schemas/training-plan.js'
+import { formatStackRef } from '../stack/stack-ref.js'
+import { DEFAULT_STACK } from '../stack/stack-table.js'
 import { RIGFIT_VERSION } from '../version.js'
 import { planAdvice } from './advice.js'
 import { effectiveBatchOf } from './batch.js'
@@ -212,6 +214,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     rigfitVersion: RIGFIT_VERSION,
     createdAt: options.createdAt,
     mode,
+    stack: formatStackRef(options.stack ?? DEFAULT_STACK),
     hardware: {
       summary: describeDevices(devices) + (nodes > 1 ? ` x ${nodes} nodes` : ''),
       gpuName: cpuOnly ? null : devices.name,

@@ -4,8 +4,11 @@ import type { CalibrationRecord } from '../schemas/calibration-record.js'
 import type { Mode } from '../schemas/common.js'
 import type { Decisions } from '../schemas/decisions.js'
 import type { HardwareProfile } from '../schemas/hardware-profile.js'
+import type { StackRef } from '../schemas/stack.js'
 import type { Advice, TrainingPlan } from '../schemas/training-plan.js'
 import type { Workload } from '../schemas/workload.js'
+import { resolveStack } from '../stack/resolve-stack.js'
+import { DEFAULT_STACK } from '../stack/stack-table.js'
 import { gibText } from '../units.js'
 import { assemblePlan } from './assemble.js'
 import {
@@ -55,6 +58,8 @@ export interface PlanOptions {
   calibration?: { records: readonly CalibrationRecord[]; stack: string | null } | undefined
   /** The library versions of the stack that will run the plan, where known; null or absent: unknown. */
   stackVersions?: StackVersions | null
+  /** The stack that will run the plan; default `hf`, the one most exports run. */
+  stack?: StackRef | undefined
 }
 
 export interface PlanRequest {
@@ -231,6 +236,7 @@ function searchMode(
     fusedOptimizer: compute.fusedOptimizer,
     compile: compute.compile,
     tf32: compute.tf32,
+    stack: resolveStack(options.stack ?? DEFAULT_STACK).mechanisms,
     gpus: setup.dataParallelGpus,
     nodes,
     interconnect: profile.interconnect.kind,

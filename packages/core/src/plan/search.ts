@@ -3,6 +3,7 @@ import type { InterconnectKind } from '../estimate/scaling.js'
 import type { Attention, Offload, Optimizer, Precision, Sharding } from '../schemas/common.js'
 import type { EstimateResult } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
+import type { StackMechanisms } from '../schemas/stack.js'
 import { effectiveBatchOf, worldSize } from './batch.js'
 import type { MethodChoice } from './candidates.js'
 import { compileWithQuant, type StackVersions } from './compile-support.js'
@@ -55,6 +56,8 @@ export interface SearchSpace {
   fusedOptimizer: boolean
   compile: boolean
   tf32: boolean
+  /** The stack that runs the plan: what it does beyond the settings (logits upcast, adapter type, loss chunks). */
+  stack: StackMechanisms
   /** Data-parallel GPUs per node. */
   gpus: number
   nodes: number
@@ -152,7 +155,9 @@ export function searchCandidates(
                   let result = cache.get(key)
                   if (!result) {
                     evaluated += 1
-                    result = estimate(pointEstimateInput(point, devices.estimateDevice, space.interconnect))
+                    result = estimate(
+                      pointEstimateInput(point, devices.estimateDevice, space.interconnect, space.stack),
+                    )
                     cache.set(key, result)
                   }
                   const deviceBytes = result.perDevice.total + space.frozenBytes

@@ -240,6 +240,8 @@ export const EstimateResult = z.object({
    * absent when the store was not read (`--no-calibration`, no speed, or what-if hardware without records).
    */
   calibration: SpeedCalibration.optional(),
+  /** The stack the estimate assumed (`rigfit estimate --stack`, default hf); absent from `estimate()` itself. */
+  stack: StackRefText.optional(),
 })
 export type EstimateResult = z.infer<typeof EstimateResult>
 

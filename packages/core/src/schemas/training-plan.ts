@@ -14,6 +14,7 @@ import {
 } from './common.js'
 import { MemoryBreakdown, Throughput } from './estimate.js'
 import { ModelSpec } from './model-spec.js'
+import { StackRefText } from './stack.js'
 import { DatasetFile } from './workload.js'
 
 export const TRAINING_PLAN_SCHEMA_VERSION = 1
@@ -100,6 +101,11 @@ export const TrainingPlan = z.object({
   rigfitVersion: z.string(),
   createdAt: z.string(),
   mode: Mode,
+  /**
+   * The stack that will run the plan (`NAME@VERSION`), which its estimate assumed: its logits upcast, adapter type,
+   * loss chunking and CUDA context. Absent from plans written before stacks, which were estimated without one.
+   */
+  stack: StackRefText.optional(),
   hardware: z.object({
     summary: z.string(),
     gpuName: z.string().nullable(),

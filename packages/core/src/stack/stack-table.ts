@@ -27,6 +27,9 @@ export const CURRENT_STACK_VERSION: Readonly<Record<StackName, string>> = {
   plain: '2.13',
 }
 
+/** The stack `rigfit estimate` and `rigfit plan` assume when none is named: Transformers' Trainer, which most fine-tunes use. */
+export const DEFAULT_STACK = { name: 'hf', version: CURRENT_STACK_VERSION.hf } as const
+
 /** How each stack runs a training step by default, one fact per row; later rows win within a stack. */
 export const STACK_TABLE: readonly StackFact[] = [
   // Transformers' Trainer, with PEFT, bitsandbytes, Accelerate and DeepSpeed through it.

@@ -20,7 +20,14 @@ export const FIXTURE_RECIPES: Record<
     shape: { gpus: 4, strategy: 'zero', sharding: 'zero2' },
   },
   'h100x8-fsdp-2nodes': {
-    recipe: { machine: 'dgx-8x-h100', mode: 'extreme', model: 'mixtral-8x7b', method: 'full', nodes: 2 },
+    recipe: {
+      machine: 'dgx-8x-h100',
+      mode: 'extreme',
+      model: 'mixtral-8x7b',
+      method: 'full',
+      nodes: 2,
+      sharding: 'fsdp',
+    },
     shape: { gpus: 8, nodes: 2, strategy: 'fsdp', sharding: 'fsdp' },
   },
   'a100x4-lora-fsdp-offload-2nodes': {
@@ -30,6 +37,7 @@ export const FIXTURE_RECIPES: Record<
       model: 'llama-3.1-70b',
       method: 'lora',
       nodes: 2,
+      sharding: 'fsdp',
     },
     shape: { gpus: 4, nodes: 2, method: 'lora', strategy: 'fsdp', sharding: 'fsdp', offload: 'all' },
   },
@@ -56,9 +64,9 @@ export const FIXTURE_RECIPES: Record<
       offload: 'all',
     },
   },
-  'a100x4-fsdp-optimizer-offload': {
+  'a100x4-zero3-optimizer-offload': {
     recipe: { machine: 'server-4x-a100-40gb', mode: 'conservative', model: 'llama-3.1-8b', method: 'full' },
-    shape: { gpus: 4, method: 'full', strategy: 'fsdp', sharding: 'fsdp', offload: 'optimizer' },
+    shape: { gpus: 4, method: 'full', strategy: 'zero', sharding: 'zero3', offload: 'optimizer' },
   },
   'rtx3090x2-lora-fsdp': {
     recipe: { machine: 'workstation-2x-rtx3090', mode: 'balanced', model: 'mistral-7b', method: 'lora' },

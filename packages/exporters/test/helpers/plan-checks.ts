@@ -1,6 +1,7 @@
 import {
   estimate,
   type HardwareProfile,
+  planStackMechanisms,
   planTrainingPoint,
   pointEstimateInput,
   SETTING_NAMES,
@@ -86,7 +87,12 @@ export function traceProblems(plan: TrainingPlan): string[] {
 export function estimateProblems(plan: TrainingPlan, profile: HardwareProfile): string[] {
   const devices = selectTrainingDevices(profile)
   const again = estimate(
-    pointEstimateInput(planTrainingPoint(plan), devices.estimateDevice, profile.interconnect.kind),
+    pointEstimateInput(
+      planTrainingPoint(plan),
+      devices.estimateDevice,
+      profile.interconnect.kind,
+      planStackMechanisms(plan),
+    ),
   )
   const problems: string[] = []
   if (JSON.stringify(again.perDevice) !== JSON.stringify(plan.memory.perDevice))

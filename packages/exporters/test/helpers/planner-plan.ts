@@ -11,6 +11,7 @@ import {
   isRigfitError,
   type Mode,
   type Precision,
+  type SettingPins,
   type TrainingPlan,
   WORKLOAD_SCHEMA_VERSION,
   type Workload,
@@ -29,6 +30,8 @@ export interface PlanRecipe {
   nodes?: number
   /** `--precision`: a pinned precision (pure half is planned only when pinned). */
   precision?: Precision
+  /** `--sharding`: a pinned sharding, for fixtures that stand for one strategy's exports. */
+  sharding?: SettingPins['sharding']
 }
 
 const profiles = new Map<string, HardwareProfile>()
@@ -61,7 +64,10 @@ export async function plannerPlan(recipe: PlanRecipe): Promise<TrainingPlan> {
     targetEffectiveBatch: null,
     seq: null,
     nodes: recipe.nodes ?? 1,
-    ...(recipe.precision ? { pins: { precision: recipe.precision } } : {}),
+    pins: {
+      ...(recipe.precision ? { precision: recipe.precision } : {}),
+      ...(recipe.sharding ? { sharding: recipe.sharding } : {}),
+    },
   }
   const decisions = await decide([loadCorePack()], deriveFacts(profile, workload, recipe.mode))
   return generatePlan({

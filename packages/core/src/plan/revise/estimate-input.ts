@@ -1,6 +1,7 @@
 import { RigfitError } from '../../errors.js'
 import { type EstimateDevice, EstimateInput, LoraSpec } from '../../schemas/estimate.js'
 import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { planStackMechanisms } from '../../stack/plan-stack.js'
 import { planTrainingPoint, pointEstimateInput } from '../training-point.js'
 
 /** The settings a derived plan changes: sequence, batch shape and node count; everything else is the plan's. */
@@ -43,7 +44,7 @@ export function estimateInputAt(
   checkLoraTargets(plan)
   const trainingPoint = { ...planTrainingPoint(plan), ...point }
   return EstimateInput.parse({
-    ...pointEstimateInput(trainingPoint, device as EstimateDevice, 'none'),
+    ...pointEstimateInput(trainingPoint, device as EstimateDevice, 'none', planStackMechanisms(plan)),
     interconnect: null,
     device,
     cudaContextBytes: plan.memory.perDevice.cudaContext,

@@ -50,7 +50,10 @@ function coverageOf(ratios: readonly number[], under: number, over: number): num
  * The band of every kind of run: from its own rows when it has MIN_BAND_ROWS of them, else from the first kind up
  * its path (`run-kinds.ts`) whose pooled rows reach that many, else from every row.
  */
-export function calibrateBands(heldOut: readonly HeldOutRatio[]): Record<RunKind, FitBand> {
+export function calibrateBands(
+  heldOut: readonly HeldOutRatio[],
+  oomFloors: readonly HeldOutRatio[] = [],
+): Record<RunKind, FitBand> {
   const ratiosOf = (basis: BandBasis) =>
     heldOut.filter((o) => basis === 'all' || poolsInto(o.kind, basis)).map((o) => o.ratio)
   return Object.fromEntries(
@@ -59,10 +62,10 @@ export function calibrateBands(heldOut: readonly HeldOutRatio[]): Record<RunKind
       const basis = path.find((at) => ratiosOf(at).length >= MIN_BAND_ROWS) ?? 'all'
       const band = bandOf(ratiosOf(basis), basis)
       if (basis === kind) return [kind, band]
-      // A pooled kind keeps its own worst measured under-prediction: the parent's spread says how far a typical
-      // run strays, but a run of this very kind measured further above its prediction is the one a `fits` verdict
-      // must not wave through (the upper edge is what stands between a verdict and an out-of-memory run).
-      const own = heldOut.filter((o) => o.kind === kind).map((o) => o.ratio)
+      // A pooled kind's upper edge still keeps out its own measured out-of-memory runs: the parent's spread says
+      // how far a typical run strays, but the upper edge is what stands between a `fits` verdict and such a run,
+      // so it reaches at least the memory each of them had over what it was predicted to need.
+      const own = oomFloors.filter((o) => o.kind === kind).map((o) => o.ratio)
       const under = Math.max(band.under, ...own.map((ratio) => up(ratio - 1)))
       return [kind, { ...band, under, coverage: coverageOf(ratiosOf(basis), under, band.over) }]
     }),

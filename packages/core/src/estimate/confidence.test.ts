@@ -88,10 +88,14 @@ describe('band calibration', () => {
     }
   })
 
-  it("keeps a pooled kind's own worst under-prediction, so its measured out-of-memory cases are not called fits", () => {
-    const heldOut = [...spread('full', 40, 0.9, 1.1), { kind: 'full-multi-gpu' as const, ratio: 1.6 }]
-    const b = calibration.calibrateBands(heldOut)
+  it("reaches a pooled kind's own measured out-of-memory runs, so they are not called fits, and no further", () => {
+    const heldOut = [...spread('full', 40, 0.9, 1.1), { kind: 'full-multi-gpu' as const, ratio: 2.5 }]
+    // An out-of-memory run predicted at 1/1.6 of the device it had: it needed at least 1.6x its prediction.
+    const oom = [{ kind: 'full-multi-gpu' as const, ratio: 1.6 }]
+    const b = calibration.calibrateBands(heldOut, oom)
     expect(b.full.under).toBeLessThan(0.2)
+    // One outlying run that ran (2.5x) does not widen the pooled band: the quantile of the parent holds it.
+    expect(calibration.calibrateBands(heldOut)['full-multi-gpu'].under).toBe(b.full.under)
     expect(b['full-multi-gpu'].under).toBeCloseTo(0.6, 5)
     expect(b['full-multi-gpu'].basis).toBe('full')
     // A run predicted at 70% of the device that needs 1.6x its prediction is not called fits.

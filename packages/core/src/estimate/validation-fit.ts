@@ -193,5 +193,9 @@ export function bandsFromOutcomes(outcomes: readonly ValidationOutcome[]): Recor
     outcomes
       .filter((o) => isMemoryMetric(o.metric))
       .map((o) => ({ kind: o.kind, ratio: o.measured / o.predicted })),
+    // An out-of-memory run needed more than the device it had: that over the prediction is a floor on its ratio.
+    outcomes
+      .filter((o) => o.metric === 'oom')
+      .map((o) => ({ kind: o.kind, ratio: o.measured / o.predicted })),
   )
 }

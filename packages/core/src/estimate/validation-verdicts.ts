@@ -29,7 +29,7 @@ export interface VerdictRates {
   clearFits: number
   /** Runs that ran, predicted at or below CLEAR_FIT_SHARE of their device, not called `fits`: needless hedges. */
   falseHedges: string[]
-  /** False hedges over the runs that ran. */
+  /** False hedges over the runs predicted at or below CLEAR_FIT_SHARE of their device, the runs they come from. */
   falseHedgeRate: number
   verdicts: number
   /** Runs measured out of memory called `fits`. */
@@ -114,7 +114,7 @@ export function verdictRates(folds: readonly HeldOutFold[], bandsFor: BandsFor =
     fitting: fitting.length,
     clearFits: clear.length,
     falseHedges,
-    falseHedgeRate: fitting.length === 0 ? 0 : falseHedges.length / fitting.length,
+    falseHedgeRate: clear.length === 0 ? 0 : falseHedges.length / clear.length,
     verdicts: verdicts.length,
     oomCalledFits,
     ranCalledNotFit,

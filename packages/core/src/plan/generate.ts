@@ -241,6 +241,10 @@ function searchMode(
     nodes,
     interconnect: profile.interconnect.kind,
     targetEffectiveBatch: targetFor,
+    targetBatchSeq:
+      workload.kind === 'pretrain' && !workload.targetEffectiveBatch && !options.baseBatch
+        ? (seqs[0] ?? budget.seqRange[1])
+        : null,
     minEffectiveBatch: minEffectiveBatch(workload, options.baseBatch ?? null),
     stackVersions: options.stackVersions ?? null,
     budgetBytes,

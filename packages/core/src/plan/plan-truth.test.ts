@@ -11,6 +11,7 @@ import { HardwareProfile } from '../schemas/hardware-profile.js'
 import { SETTING_NAMES, SETTING_PLAN_PATHS } from '../schemas/rule-pack.js'
 import { TrainingPlan } from '../schemas/training-plan.js'
 import { WORKLOAD_SCHEMA_VERSION, type Workload } from '../schemas/workload.js'
+import { planStackMechanisms } from '../stack/plan-stack.js'
 import { effectiveBatchOf } from './batch.js'
 import { generatePlan, type PlanOptions } from './generate.js'
 import { MODES } from './modes.js'
@@ -95,7 +96,12 @@ function checkPlanTruth(plan: TrainingPlan, profile: HardwareProfile): string[] 
   // The estimator, given the plan's own settings, gives the plan's memory and speed.
   const devices = selectTrainingDevices(profile)
   const again = estimate(
-    pointEstimateInput(planTrainingPoint(plan), devices.estimateDevice, profile.interconnect.kind),
+    pointEstimateInput(
+      planTrainingPoint(plan),
+      devices.estimateDevice,
+      profile.interconnect.kind,
+      planStackMechanisms(plan),
+    ),
   )
   if (JSON.stringify(again.perDevice) !== JSON.stringify(plan.memory.perDevice))
     problems.push('memory differs')

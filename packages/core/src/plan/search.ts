@@ -64,6 +64,11 @@ export interface SearchSpace {
   interconnect: InterconnectKind
   /** Target effective batch in sequences. */
   targetEffectiveBatch: number
+  /**
+   * The sequence length a pretraining target was sized for, or null: a scaling recipe sets tokens per step, so a
+   * shorter sequence takes proportionally more sequences.
+   */
+  targetBatchSeq?: number | null
   /** The effective batch never goes below this (a fine-tune's floor; 1 where the user set the batch). */
   minEffectiveBatch: number
   /** The stack's library versions, which decide whether compilation works over a quantized base. */
@@ -91,6 +96,13 @@ export function gradAccumFor(
 ): number {
   const perStep = effectiveBatchOf({ microBatch, gradAccum: 1, gpus, nodes })
   return Math.max(1, Math.round(target / perStep), Math.ceil(floor / perStep))
+}
+
+/** The target batch in sequences at this sequence length: the same tokens per step when the target is in tokens. */
+function targetAt(space: SearchSpace, seq: number): number {
+  const sizedFor = space.targetBatchSeq ?? null
+  if (sizedFor === null || seq >= sizedFor) return space.targetEffectiveBatch
+  return Math.round((space.targetEffectiveBatch * sizedFor) / seq)
 }
 
 /**
@@ -123,7 +135,7 @@ export function searchCandidates(
                   const gradAccum =
                     space.gradAccum ??
                     gradAccumFor(
-                      space.targetEffectiveBatch,
+                      targetAt(space, seq),
                       microBatch,
                       space.gpus,
                       space.nodes,

@@ -241,10 +241,7 @@ function searchMode(
     nodes,
     interconnect: profile.interconnect.kind,
     targetEffectiveBatch: targetFor,
-    targetBatchSeq:
-      workload.kind === 'pretrain' && !workload.targetEffectiveBatch && !options.baseBatch
-        ? (seqs[0] ?? budget.seqRange[1])
-        : null,
+    targetBatchSeq: recipeBatchSeq(workload, options, seqs[0] ?? budget.seqRange[1]),
     minEffectiveBatch: minEffectiveBatch(workload, options.baseBatch ?? null),
     stackVersions: options.stackVersions ?? null,
     budgetBytes,
@@ -315,4 +312,11 @@ function methodsFor(
     pinned.includes(method),
   )
   return reader.allowed('method', order).filter((method) => !(method === 'qlora' && devices.kind === 'cpu'))
+}
+
+/** The sequence a pretraining recipe's batch was sized for (its tokens per step hold at shorter ones), else null. */
+function recipeBatchSeq(workload: Workload, options: PlanOptions, longestSeq: number): number | null {
+  return workload.kind === 'pretrain' && !workload.targetEffectiveBatch && !options.baseBatch
+    ? longestSeq
+    : null
 }

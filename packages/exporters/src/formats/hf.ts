@@ -80,6 +80,9 @@ const HfTrainingArguments = z
 
 type HfTrainingArguments = z.infer<typeof HfTrainingArguments>
 
+const SGD_MOMENTUM_NOTE =
+  'TrainingArguments has no momentum field for sgd; pass optim_args or a custom optimizer for momentum.'
+
 export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): HfTrainingArguments {
   const s = plan.settings
   const half = halfType(s.precision)
@@ -91,12 +94,7 @@ export function buildTrainingArguments(plan: TrainingPlan, ctx: FormatContext): 
       `The plan trains in pure ${half} (${s.precision}): the weights load in ${half === 'bf16' ? 'bfloat16' : 'float16'} (model_args.json) and training_args.json leaves bf16/fp16 off, since those switch autocast and fp16's GradScaler, which cannot unscale fp16 gradients.`,
     )
   }
-  if (s.optimizer === 'sgd-momentum') {
-    ctx.warn(
-      'hf-sgd-momentum',
-      'TrainingArguments has no momentum field for sgd; pass optim_args or a custom optimizer for momentum.',
-    )
-  }
+  if (s.optimizer === 'sgd-momentum') ctx.warn('hf-sgd-momentum', SGD_MOMENTUM_NOTE)
   const opt = optimizationOf(plan)
   const args: HfTrainingArguments = {
     output_dir: checkpointDir(ctx.runName),

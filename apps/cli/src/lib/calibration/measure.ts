@@ -94,46 +94,12 @@ export async function measureTraining(request: MeasureRequest): Promise<Measurem
   const command = request.command.join(' ')
   void group.exited.then(async (exit) => {
     await group.closed
-    if (exit.spawnError) {
-      settle(
-        new RigfitError(
-          'child',
-          'E_CALIBRATE_SPAWN',
-          `cannot start ${request.command[0]}: ${exit.spawnError.code ?? exit.spawnError.message}`,
-          {
-            suggestion: 'Pass --python with the path of a Python that has PyTorch.',
-          },
-        ),
-      )
-      return
-    }
-    // Ended before the measurement did: what it measured stands only if the budget's worth was timed.
-    settle(
-      new RigfitError(
-        'child',
-        'E_CALIBRATE_CHILD_EXIT',
-        `the measuring trainer exited (${exit.signal ?? `code ${exit.code}`}) after ${series.timedSteps} timed step(s): ${command}${tail()}`,
-        {
-          suggestion:
-            'Its last lines above say why; a smaller micro-batch or model fits where memory ran out.',
-        },
-      ),
-    )
+    settle(exitError(exit, request.command, series.timedSteps, tail()))
   })
   // Wall-clock guards: the first step must come, and the budget must end, even if the trainer stalls.
   const startTimer = setTimeout(
     () => {
-      if (series.timedSteps === 0 && timedStartMs === null)
-        settle(
-          new RigfitError(
-            'child',
-            'E_CALIBRATE_NO_STEP',
-            `the measuring trainer timed no step within ${request.startSeconds + request.seconds} s: ${command}${tail()}`,
-            {
-              suggestion: 'A model this large needs a longer budget: pass a larger --seconds.',
-            },
-          ),
-        )
+      if (series.timedSteps === 0 && timedStartMs === null) settle(noStepError(request, command, tail()))
     },
     (request.startSeconds + request.seconds) * 1000,
   )
@@ -163,4 +129,38 @@ export async function measureTraining(request: MeasureRequest): Promise<Measurem
     )
   }
   return { ...figures, peakAllocatedBytes: peakAllocated, peakReservedBytes: peakReserved, ended }
+}
+
+/** Why the measuring trainer's exit ends the measurement: it could not start, or it ended before the budget. */
+function exitError(
+  exit: { spawnError?: NodeJS.ErrnoException | null | undefined; signal: string | null; code: number | null },
+  argv: readonly string[],
+  timedSteps: number,
+  tail: string,
+): RigfitError {
+  if (exit.spawnError) {
+    return new RigfitError(
+      'child',
+      'E_CALIBRATE_SPAWN',
+      `cannot start ${argv[0]}: ${exit.spawnError.code ?? exit.spawnError.message}`,
+      { suggestion: 'Pass --python with the path of a Python that has PyTorch.' },
+    )
+  }
+  // Ended before the measurement did: what it measured stands only if the budget's worth was timed.
+  return new RigfitError(
+    'child',
+    'E_CALIBRATE_CHILD_EXIT',
+    `the measuring trainer exited (${exit.signal ?? `code ${exit.code}`}) after ${timedSteps} timed step(s): ${argv.join(' ')}${tail}`,
+    { suggestion: 'Its last lines above say why; a smaller micro-batch or model fits where memory ran out.' },
+  )
+}
+
+/** The first timed step never came within the start allowance and the budget. */
+function noStepError(request: MeasureRequest, command: string, tail: string): RigfitError {
+  return new RigfitError(
+    'child',
+    'E_CALIBRATE_NO_STEP',
+    `the measuring trainer timed no step within ${request.startSeconds + request.seconds} s: ${command}${tail}`,
+    { suggestion: 'A model this large needs a longer budget: pass a larger --seconds.' },
+  )
 }

@@ -12,22 +12,28 @@ const FIELD_OF: Record<string, [keyof ModelSpec, (value: Value) => unknown]> = {
   vocab_size: ['vocab', (v) => v],
   n_positions: ['maxPositions', (v) => v],
   max_position_embeddings: ['maxPositions', (v) => v],
+  max_seq_len: ['maxPositions', (v) => v],
   n_embd: ['hidden', (v) => v],
+  d_model: ['hidden', (v) => v],
   hidden_size: ['hidden', (v) => v],
   n_layer: ['layers', (v) => v],
   num_hidden_layers: ['layers', (v) => v],
+  n_layers: ['layers', (v) => v],
   n_head: ['heads', (v) => v],
   num_attention_heads: ['heads', (v) => v],
+  n_heads: ['heads', (v) => v],
   num_key_value_heads: ['kvHeads', (v) => v],
   multi_query: ['kvHeads', (v) => (v ? 1 : undefined)],
   head_dim: ['headDim', (v) => v],
   intermediate_size: ['ffn', (v) => v],
+  ffn_dim: ['ffn', (v) => v],
   attn_pdrop: ['attentionDropout', (v) => v],
   attention_probs_dropout_prob: ['attentionDropout', (v) => v],
   attention_dropout: ['attentionDropout', (v) => v],
   resid_pdrop: ['hiddenDropout', (v) => v],
   hidden_dropout_prob: ['hiddenDropout', (v) => v],
   hidden_dropout: ['hiddenDropout', (v) => v],
+  dropout: ['hiddenDropout', (v) => v],
   tie_word_embeddings: ['tiedEmbeddings', (v) => v],
   type_vocab_size: ['typeVocab', (v) => v],
   num_local_experts: ['experts', (v) => expect.objectContaining({ count: v })],
@@ -36,12 +42,12 @@ const FIELD_OF: Record<string, [keyof ModelSpec, (value: Value) => unknown]> = {
 
 /** A valid config of the type with every defaulted key set to something else. */
 function explicit(values: Readonly<Record<string, Value>>): Record<string, Value> {
-  const heads = (values.num_attention_heads ?? values.n_head) as number
+  const heads = (values.num_attention_heads ?? values.n_head ?? values.n_heads) as number
   const other = (key: string, value: Value): Value => {
     if (typeof value === 'boolean') return !value
     if (/drop/.test(key)) return 0.05
-    if (key === 'hidden_size' || key === 'n_embd') return value + heads * 8
-    if (key === 'num_attention_heads' || key === 'n_head') return value * 2
+    if (key === 'hidden_size' || key === 'n_embd' || key === 'd_model') return value + heads * 8
+    if (key === 'num_attention_heads' || key === 'n_head' || key === 'n_heads') return value * 2
     if (key === 'num_key_value_heads') return Math.max(1, value / 2)
     if (key === 'head_dim') return value / 2
     if (key === 'num_local_experts') return 4
@@ -88,6 +94,19 @@ describe("config.json keys omitted take the model type's Transformers defaults",
         expect(model.hiddenDropout, model.id).toBe(0.1)
       }
     }
+  })
+
+  it("reads Falcon's multi-query default only for the original decoder, as Transformers does", () => {
+    const falcon = {
+      model_type: 'falcon',
+      hidden_size: 8192,
+      num_attention_heads: 128,
+      num_hidden_layers: 60,
+    }
+    expect(modelSpecFromHfConfig(falcon, 'config.json').kvHeads).toBe(1)
+    const newDecoder = { ...falcon, new_decoder_architecture: true }
+    expect(modelSpecFromHfConfig(newDecoder, 'config.json').kvHeads).toBe(128)
+    expect(modelSpecFromHfConfig({ ...newDecoder, num_kv_heads: 8 }, 'config.json').kvHeads).toBe(8)
   })
 
   it("agrees with the type's tied-head trait, and keeps a key the config spells another way", () => {

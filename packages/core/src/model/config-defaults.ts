@@ -44,6 +44,17 @@ const MISTRAL: ConfigDefaults = {
   source: at('001f85b38fb432858ace93f18622f07cec46d874', 'mistral'),
 }
 
+/** OlmoConfig's defaults, which Olmo2Config repeats. */
+const OLMO_VALUES = {
+  vocab_size: 50304,
+  hidden_size: 4096,
+  intermediate_size: 11008,
+  num_hidden_layers: 32,
+  num_attention_heads: 32,
+  max_position_embeddings: 2048,
+  ...LLAMA_LIKE,
+}
+
 /**
  * Transformers' defaults for the config.json keys rigfit reads, per `model_type`: what `from_pretrained` fills in
  * when a config.json omits a key (the configuration class's `__init__` defaults; `tie_word_embeddings` is
@@ -166,6 +177,127 @@ export const CONFIG_DEFAULTS: Readonly<Record<string, ConfigDefaults>> = deepFre
       ...LLAMA_LIKE,
     },
     source: at(V5, 'phi3'),
+  },
+  falcon: {
+    values: {
+      vocab_size: 65024,
+      hidden_size: 4544,
+      num_hidden_layers: 32,
+      num_attention_heads: 71,
+      hidden_dropout: 0,
+      attention_dropout: 0,
+      multi_query: true,
+      max_position_embeddings: 2048,
+      tie_word_embeddings: true,
+    },
+    source: at('5fd8edad2a672d6a10d6352b62b823d56c3032bf', 'falcon'),
+  },
+  mpt: {
+    values: {
+      d_model: 2048,
+      n_heads: 16,
+      n_layers: 24,
+      max_seq_len: 2048,
+      vocab_size: 50368,
+      resid_pdrop: 0,
+      tie_word_embeddings: true,
+    },
+    source: at('05699a763e76ee438fa65e6eeae4a294ea0026f5', 'mpt'),
+  },
+  opt: {
+    values: {
+      vocab_size: 50272,
+      hidden_size: 768,
+      num_hidden_layers: 12,
+      ffn_dim: 3072,
+      max_position_embeddings: 2048,
+      dropout: 0.1,
+      attention_dropout: 0,
+      num_attention_heads: 12,
+      tie_word_embeddings: true,
+    },
+    source: at('1f3ae2b3ac7e5b32262588602ff42efb372a6232', 'opt'),
+  },
+  starcoder2: {
+    values: {
+      vocab_size: 49152,
+      hidden_size: 3072,
+      intermediate_size: 12288,
+      num_hidden_layers: 30,
+      num_attention_heads: 24,
+      num_key_value_heads: 2,
+      max_position_embeddings: 4096,
+      attention_dropout: 0,
+      tie_word_embeddings: true,
+    },
+    source: at(V5, 'starcoder2'),
+  },
+  stablelm: {
+    values: {
+      vocab_size: 50304,
+      intermediate_size: 6912,
+      hidden_size: 2560,
+      num_hidden_layers: 32,
+      num_attention_heads: 32,
+      num_key_value_heads: 32,
+      max_position_embeddings: 4096,
+      hidden_dropout: 0,
+      ...LLAMA_LIKE,
+    },
+    source: at('05cd1ec14dbe16127778060fb68c34105873015c', 'stablelm'),
+  },
+  olmo: {
+    values: OLMO_VALUES,
+    source: at(V5, 'olmo'),
+  },
+  olmo2: {
+    values: OLMO_VALUES,
+    source: at(V5, 'olmo2'),
+  },
+  qwen3: {
+    values: {
+      vocab_size: 151936,
+      hidden_size: 4096,
+      intermediate_size: 22016,
+      num_hidden_layers: 32,
+      num_attention_heads: 32,
+      num_key_value_heads: 32,
+      head_dim: 128,
+      max_position_embeddings: 32768,
+      ...LLAMA_LIKE,
+    },
+    source: at(V5, 'qwen3'),
+  },
+  gemma: {
+    values: {
+      vocab_size: 256000,
+      hidden_size: 3072,
+      intermediate_size: 24576,
+      num_hidden_layers: 28,
+      num_attention_heads: 16,
+      num_key_value_heads: 16,
+      head_dim: 256,
+      max_position_embeddings: 8192,
+      attention_dropout: 0,
+      tie_word_embeddings: true,
+    },
+    source: at(V5, 'gemma'),
+  },
+  // Gemma3TextConfig lives in Gemma 3's configuration file.
+  gemma3_text: {
+    values: {
+      vocab_size: 262208,
+      hidden_size: 2304,
+      intermediate_size: 9216,
+      num_hidden_layers: 26,
+      num_attention_heads: 8,
+      num_key_value_heads: 4,
+      head_dim: 256,
+      max_position_embeddings: 131072,
+      attention_dropout: 0,
+      tie_word_embeddings: true,
+    },
+    source: at('008f5c8c29be84d4721dc6d1e0fcd72300580be4', 'gemma3'),
   },
 })
 

@@ -220,8 +220,10 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
   }
   const headDim = explicitHeadDim ?? hidden / heads
 
-  // gpt_bigcode and Falcon-7B say `multi_query: true` instead of giving a key/value head count.
-  const kvHeads = reader.optionalInt(FIELDS.kvHeads) ?? (reader.flag('multi_query') === true ? 1 : heads)
+  // gpt_bigcode and Falcon-7B say `multi_query: true` instead of giving a key/value head count; Falcon's new decoder
+  // architecture (40B, 180B) ignores it.
+  const multiQuery = reader.flag('multi_query') === true && reader.flag('new_decoder_architecture') !== true
+  const kvHeads = reader.optionalInt(FIELDS.kvHeads) ?? (multiQuery ? 1 : heads)
   if (heads % kvHeads !== 0)
     reader.fail('num_key_value_heads', `(${kvHeads}) must divide num_attention_heads (${heads})`)
 

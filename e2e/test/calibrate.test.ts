@@ -95,7 +95,13 @@ describe.skipIf(missing.length > 0 && OPTIONAL)('rigfit calibrate on the CPU wit
 
     const after = await rigfit(['plan', ...PLAN_FLAGS, '--json'], box.env, box.root)
     const corrected = TrainingPlan.parse(JSON.parse(after.stdout))
-    expect(corrected.settings).toEqual(predicted.settings)
+    // The same settings; only the warm-up, a share of the steps the time budget allows, follows the measured speed.
+    const withoutWarmup = (plan: TrainingPlan) => ({
+      ...plan.settings,
+      optimization: plan.settings.optimization && { ...plan.settings.optimization, warmupSteps: 0 },
+    })
+    expect(withoutWarmup(corrected)).toEqual(withoutWarmup(predicted))
+    expect(corrected.settings.optimization?.warmupSteps ?? 0).toBeLessThanOrEqual(corrected.time.steps)
     expect(corrected.throughput.tokensPerSecond).toBeCloseTo(record.measured.tokensPerSecond, 6)
     expect(corrected.throughput.tokensPerSecond).not.toBeCloseTo(predicted.throughput.tokensPerSecond, 0)
     expect(corrected.calibration).toMatchObject({

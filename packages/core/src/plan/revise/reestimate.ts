@@ -3,6 +3,7 @@ import { scalingEfficiency } from '../../estimate/scaling.js'
 import type { EstimateDevice, EstimateResult } from '../../schemas/estimate.js'
 import type { TrainingPlan } from '../../schemas/training-plan.js'
 import { effectiveBatchOf, worldSize } from '../batch.js'
+import { BUDGET_TOLERANCE } from '../search.js'
 import { planEstimateDevice } from './estimate-device.js'
 import { estimateInputAt, type PlanPoint, planPoint } from './estimate-input.js'
 
@@ -86,6 +87,7 @@ function reestimateOn(
     },
     deviceBytes,
     budgetBytes,
-    fits: deviceBytes <= budgetBytes,
+    // The planner holds the mode's line as a target with a tolerance; a revision is held to the same.
+    fits: deviceBytes <= budgetBytes * (1 + BUDGET_TOLERANCE),
   }
 }

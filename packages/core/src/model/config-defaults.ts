@@ -87,6 +87,22 @@ export const CONFIG_DEFAULTS: Readonly<Record<string, ConfigDefaults>> = deepFre
     },
     source: at('008f5c8c29be84d4721dc6d1e0fcd72300580be4', 'bert'),
   },
+  // RobertaConfig's own defaults: BERT's shapes with RoBERTa's byte-level BPE vocabulary.
+  roberta: {
+    values: {
+      vocab_size: 50265,
+      hidden_size: 768,
+      num_hidden_layers: 12,
+      num_attention_heads: 12,
+      intermediate_size: 3072,
+      hidden_dropout_prob: 0.1,
+      attention_probs_dropout_prob: 0.1,
+      max_position_embeddings: 512,
+      type_vocab_size: 2,
+      tie_word_embeddings: true,
+    },
+    source: at('008f5c8c29be84d4721dc6d1e0fcd72300580be4', 'roberta'),
+  },
   gpt_neox: {
     values: {
       vocab_size: 50432,

@@ -26,6 +26,20 @@ const GPT2_VALUES = {
   tie_word_embeddings: true,
 }
 
+/** BertConfig's defaults, which RobertaConfig repeats but for its vocabulary. */
+const BERT_VALUES = {
+  vocab_size: 30522,
+  hidden_size: 768,
+  num_hidden_layers: 12,
+  num_attention_heads: 12,
+  intermediate_size: 3072,
+  hidden_dropout_prob: 0.1,
+  attention_probs_dropout_prob: 0.1,
+  max_position_embeddings: 512,
+  type_vocab_size: 2,
+  tie_word_embeddings: true,
+}
+
 /** The decoder defaults Llama's family shares: no dropout, untied head. */
 const LLAMA_LIKE = { attention_dropout: 0, tie_word_embeddings: false }
 
@@ -73,34 +87,12 @@ export const CONFIG_DEFAULTS: Readonly<Record<string, ConfigDefaults>> = deepFre
     source: at('05ff2e98e4461ece6e706435e2a57834bb4f985f', 'gpt_bigcode'),
   },
   bert: {
-    values: {
-      vocab_size: 30522,
-      hidden_size: 768,
-      num_hidden_layers: 12,
-      num_attention_heads: 12,
-      intermediate_size: 3072,
-      hidden_dropout_prob: 0.1,
-      attention_probs_dropout_prob: 0.1,
-      max_position_embeddings: 512,
-      type_vocab_size: 2,
-      tie_word_embeddings: true,
-    },
+    values: BERT_VALUES,
     source: at('008f5c8c29be84d4721dc6d1e0fcd72300580be4', 'bert'),
   },
   // RobertaConfig's own defaults: BERT's shapes with RoBERTa's byte-level BPE vocabulary.
   roberta: {
-    values: {
-      vocab_size: 50265,
-      hidden_size: 768,
-      num_hidden_layers: 12,
-      num_attention_heads: 12,
-      intermediate_size: 3072,
-      hidden_dropout_prob: 0.1,
-      attention_probs_dropout_prob: 0.1,
-      max_position_embeddings: 512,
-      type_vocab_size: 2,
-      tie_word_embeddings: true,
-    },
+    values: { ...BERT_VALUES, vocab_size: 50265 },
     source: at('008f5c8c29be84d4721dc6d1e0fcd72300580be4', 'roberta'),
   },
   gpt_neox: {

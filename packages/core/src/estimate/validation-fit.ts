@@ -143,12 +143,23 @@ function fitSpeed(speedRows: readonly ValidationRow[]) {
 const NO_DEVICE = { kind: 'cpu', computeCapability: null } as const
 
 /**
- * The global constants fitted to rows: the step time's to the tokens/s rows (`fitSpeed`), the allocator's
+ * Whether a tokens/s row constrains the step time's fitted constants. They describe GPU kernels: cuBLAS GEMMs and
+ * attention kernels against a tensor-core peak, CUDA launches, Hopper's clocks. A CPU row measures oneDNN's GEMMs on
+ * vector units and PyTorch's CPU element-wise kernels, which none of them stands for; its speed is predicted with the
+ * GPU rows' fit and scored, never fitted to (the CPU rows come from one machine: a CPU constant fitted to them could
+ * not be checked held out).
+ */
+export function fitsSpeedConstants(row: ValidationRow): boolean {
+  return row.metric === 'tokens_per_second' && row.gpu.kind !== 'cpu'
+}
+
+/**
+ * The global constants fitted to rows: the step time's to the GPU tokens/s rows (`fitSpeed`), the allocator's
  * fragmentation to the rows that see the allocator's reservation (nvidia-smi and max_memory_reserved). Speed and
  * memory constants move only their own metrics, so they are fitted apart.
  */
 export function fitTuning(rows: readonly ValidationRow[]): EstimateTuning {
-  const speedRows = rows.filter((r) => r.metric === 'tokens_per_second')
+  const speedRows = rows.filter(fitsSpeedConstants)
   const reservedRows = rows.filter((r) => r.metric === 'nvidia-smi' || r.metric === 'max_memory_reserved')
   const allocatorFragmentation = best(
     reservedRows,

@@ -36,9 +36,11 @@ const TARGET = { memoryMedian: 0.06, within15: 0.85 } as const
  */
 const REACHED = {
   asTypedPublished: { memoryMedian: 0.049, within15: 0.855, speedMedian: 0.049 },
-  asTypedHarness: { memoryMedian: 0.044, within15: 0.855, speedMedian: 0.085 },
+  // The harness's tokens/s include the CPU rows since they were added (GPU rows alone: 0.085 and 0.103, held in
+  // validation-speed.test.ts as the datacenter class's bound).
+  asTypedHarness: { memoryMedian: 0.044, within15: 0.855, speedMedian: 0.09 },
   heldOutPublished: { memoryMedian: 0.05, within15: 0.855, speedMedian: 0.062 },
-  heldOutHarness: { memoryMedian: 0.056, within15: 0.865, speedMedian: 0.104 },
+  heldOutHarness: { memoryMedian: 0.056, within15: 0.865, speedMedian: 0.137 },
   /** Held-out verdicts (`validation-verdicts.ts`): bands and constants both fitted without the run's source. */
   verdicts: {
     shipped: { falseHedgeRate: 0.09, wrongVerdictRate: 0.092, oomCalledFits: 0, bandCoverage: 0.92 },
@@ -52,9 +54,9 @@ describe('validation dataset', () => {
   const heldOut = folds.flatMap((fold) => fold.outcomes)
 
   it('holds distinct measured configurations, each with its source, stack and metric', () => {
-    expect(rows.length).toBeGreaterThanOrEqual(404)
+    expect(rows.length).toBeGreaterThanOrEqual(408)
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length)
-    expect(new Set(rows.map((r) => r.source.id)).size).toBeGreaterThanOrEqual(16)
+    expect(new Set(rows.map((r) => r.source.id)).size).toBeGreaterThanOrEqual(17)
     expect(rows.filter((r) => r.metric === 'oom').length).toBeGreaterThanOrEqual(13)
     for (const row of rows) expect(row.source.says.length, row.id).toBeGreaterThan(10)
   })

@@ -258,6 +258,25 @@ export const ValidationMetric = z.enum([
 ])
 export type ValidationMetric = z.infer<typeof ValidationMetric>
 
+/** A shape's fields, each optional and without its default. */
+type Unstated<T extends Record<string, z.ZodType>> = {
+  [K in keyof T]: z.ZodOptional<T[K] extends z.ZodDefault<infer Inner> ? Inner : T[K]>
+}
+
+/**
+ * The fields made optional with their defaults dropped: zod 4's `.partial()` keeps a field's `.default()`, so a
+ * setting left out would read as EstimateInput's default (sdpa attention, no TF32, no compile) where `rigfit
+ * estimate` leaves it to the stack.
+ */
+function unstated<T extends Record<string, z.ZodType>>(shape: T): Unstated<T> {
+  return Object.fromEntries(
+    Object.entries(shape).map(([key, field]) => [
+      key,
+      (field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field).optional(),
+    ]),
+  ) as Unstated<T>
+}
+
 /**
  * The training settings a user states (`rigfit estimate`'s flags besides the hardware and the stack): everything
  * else the estimate needs comes from the stack the run uses (`--stack`). `fusedOptimizer`, `compile` and `tf32` are
@@ -265,26 +284,26 @@ export type ValidationMetric = z.infer<typeof ValidationMetric>
  * default holds.
  */
 export const EstimateSettings = z.strictObject({
-  ...EstimateInput.pick({
-    seq: true,
-    microBatch: true,
-    gradAccum: true,
-    precision: true,
-    optimizer: true,
-    gradCheckpointing: true,
-    attention: true,
-    gpus: true,
-    nodes: true,
-    interconnect: true,
-    sharding: true,
-    offload: true,
-    lora: true,
-    quant: true,
-    tf32: true,
-    compile: true,
-  })
-    .partial()
-    .required({ seq: true, microBatch: true }).shape,
+  seq: EstimateInput.shape.seq,
+  microBatch: EstimateInput.shape.microBatch,
+  ...unstated(
+    EstimateInput.pick({
+      gradAccum: true,
+      precision: true,
+      optimizer: true,
+      gradCheckpointing: true,
+      attention: true,
+      gpus: true,
+      nodes: true,
+      interconnect: true,
+      sharding: true,
+      offload: true,
+      lora: true,
+      quant: true,
+      tf32: true,
+      compile: true,
+    }).shape,
+  ),
   fusedOptimizer: z.boolean().optional(),
 })
 export type EstimateSettings = z.infer<typeof EstimateSettings>
@@ -306,7 +325,10 @@ export const ValidationRow = z.strictObject({
   /** The figure as published, in `unit`; tokens/s are per device. */
   value: z.number().positive(),
   unit: z.enum(['B', 'MB', 'MiB', 'GB', 'GiB', 'tokens/s/device']),
-  /** `published` (paper, documentation, benchmark table) or `calibrate` (examples/calibrate on the named GPU). */
+  /**
+   * `published` (paper, documentation, benchmark table) or `calibrate` (rigfit's own measurement: examples/calibrate on
+   * the named GPU, or `rigfit calibrate` on the named device).
+   */
   origin: z.enum(['published', 'calibrate']),
   source: z.strictObject({
     /** The independent source the row belongs to (one publisher's measurements); leave-one-source-out folds by it. */

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Builds each plugin's catalog.json from the GPU spec sheet (scripts/data/gpu-specs.csv; sources and column
-// conventions in scripts/data/README.md).
+// conventions in scripts/data/README.md) and the list prices beside it (scripts/data/gpu-prices.csv).
 //   node scripts/build-gpu-catalogs.mjs           write plugins/<family>/catalog.json
 //   node scripts/build-gpu-catalogs.mjs --check   exit 1 when a committed catalog differs from what the CSV gives
-//   --csv FILE reads another spec sheet.
+//   --csv FILE reads another spec sheet, --prices FILE another price sheet.
 // --check compares content, not formatting, so a formatter may lay the files out its own way.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const defaultCsv = join(repoRoot, 'scripts', 'data', 'gpu-specs.csv')
+const pricesCsv = join(repoRoot, 'scripts', 'data', 'gpu-prices.csv')
 
 /** The nvidia-smi / rocm-smi spellings a name-based match must recognise, beyond the generic ones. */
 const TOOL_ALIASES = {
@@ -181,10 +182,35 @@ function toEntry(row) {
   }
 }
 
-/** CSV text -> { catalogs: Map<family, catalog>, skipped: string[] }. Pure, so a test can call it. */
-export function buildCatalogs(csvText) {
+/** Price sheet text -> Map<catalog id, listPrice>; a price must be a positive number seen on a dated day. */
+export function listPrices(csvText) {
+  const prices = new Map()
+  for (const row of parseCsv(csvText)) {
+    const usdPerGpuHour = Number(row.usd_per_gpu_hour)
+    if (!(usdPerGpuHour > 0))
+      throw new Error(`gpu-prices.csv ${row.gpu_id}: not a price: "${row.usd_per_gpu_hour}"`)
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(row.seen)) throw new Error(`gpu-prices.csv ${row.gpu_id}: no date seen`)
+    if (prices.has(row.gpu_id)) throw new Error(`gpu-prices.csv ${row.gpu_id}: priced twice`)
+    const price = {
+      usdPerGpuHour,
+      provider: row.provider,
+      offer: row.offer,
+      source: row.source,
+      seen: row.seen,
+    }
+    prices.set(row.gpu_id, row.via ? { ...price, via: row.via } : price)
+  }
+  return prices
+}
+
+/**
+ * CSV text (and the price sheet's) -> { catalogs: Map<family, catalog>, skipped: string[] }. Pure, so a test can
+ * call it. A price for a GPU the spec sheet does not have is an error.
+ */
+export function buildCatalogs(csvText, pricesText = '') {
   const catalogs = new Map()
   const skipped = []
+  const prices = listPrices(pricesText)
   for (const row of parseCsv(csvText).flatMap(expandMemoryVariants)) {
     const family = familyOf(row.vendor, row.family)
     if (!family) {
@@ -192,8 +218,13 @@ export function buildCatalogs(csvText) {
       continue
     }
     if (!catalogs.has(family)) catalogs.set(family, { entries: [], family, schemaVersion: 1 })
-    catalogs.get(family).entries.push(toEntry(row))
+    const entry = toEntry(row)
+    const price = prices.get(entry.id)
+    prices.delete(entry.id)
+    catalogs.get(family).entries.push(price ? { ...entry, listPrice: price } : entry)
   }
+  if (prices.size > 0)
+    throw new Error(`gpu-prices.csv prices GPUs the spec sheet lacks: ${[...prices.keys()].join(', ')}`)
   return { catalogs, skipped }
 }
 
@@ -217,7 +248,18 @@ function main() {
     console.error(`GPU spec sheet not found at ${csvPath}; pass its path with --csv FILE.`)
     process.exit(2)
   }
-  const { catalogs, skipped } = buildCatalogs(readFileSync(csvPath, 'utf8'))
+  const pricesFlag = process.argv.indexOf('--prices')
+  const pricesPath =
+    pricesFlag > 0 && process.argv[pricesFlag + 1] ? resolve(process.argv[pricesFlag + 1]) : pricesCsv
+  const prices = existsSync(pricesPath) ? readFileSync(pricesPath, 'utf8') : ''
+  let built
+  try {
+    built = buildCatalogs(readFileSync(csvPath, 'utf8'), prices)
+  } catch (error) {
+    console.error(`${error.message}; fix ${pricesPath} or ${csvPath}.`)
+    process.exit(1)
+  }
+  const { catalogs, skipped } = built
   const stale = []
   for (const [family, catalog] of catalogs) {
     const file = join(repoRoot, 'plugins', family, 'catalog.json')

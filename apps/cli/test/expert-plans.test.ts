@@ -1,29 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { type Json, refusal, withFlags } from './helpers/printed-flags.js'
 import { rigfit, rigfitJson } from './helpers/run-cli.js'
-
-// biome-ignore lint/suspicious/noExplicitAny: plans and errors read back from the CLI's JSON output
-type Json = any
-
-/** The JSON error of a command that refuses, with its exit code. */
-function refusal(args: string[]): { status: number | null; error: Json } {
-  const run = rigfit([...args, '--json'])
-  return { status: run.status, error: JSON.parse(run.stdout).error }
-}
-
-/** `base` with the flags of a printed alternative put in: a flag it names replaces the base's value. */
-function withFlags(base: string[], printed: string): string[] {
-  const words = [...printed.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => (m[1] ?? m[2]) as string)
-  const out = [...base]
-  for (let i = 0; i < words.length; i += 1) {
-    const flag = words[i] as string
-    const value = words[i + 1]?.startsWith('--') ? undefined : words[i + 1]
-    if (value !== undefined) i += 1
-    const at = out.indexOf(flag)
-    if (at >= 0 && value !== undefined) out[at + 1] = value
-    else out.push(flag, ...(value === undefined ? [] : [value]))
-  }
-  return out
-}
 
 const LLAMA70B = ['--model', 'llama-2-70b', '--method', 'full', '--dataset-tokens', '100M']
 

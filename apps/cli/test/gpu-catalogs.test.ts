@@ -69,6 +69,31 @@ describe('the bundled GPU catalogs', () => {
     expect(result.status).toBe(0)
   })
 
+  it('carry a list price only where the price sheet gives one, with its page and the day it was seen', () => {
+    const sheet = readFileSync(join(repo, 'scripts/data/gpu-prices.csv'), 'utf8').trim().split('\n').slice(1)
+    const priced = entries.filter((entry) => entry.listPrice)
+    expect(priced.map((entry) => entry.id).sort()).toEqual(sheet.map((line) => line.split(',')[0]).sort())
+    for (const { id, listPrice } of priced) {
+      expect(listPrice?.source, id).toMatch(/^https:\/\//)
+      expect(listPrice?.seen, id).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    }
+  })
+
+  it('refuses a price for a GPU the spec sheet does not have', () => {
+    const prices = join(mkdtempSync(join(tmpdir(), 'rigfit-gpu-prices-')), 'gpu-prices.csv')
+    writeFileSync(
+      prices,
+      'gpu_id,usd_per_gpu_hour,provider,offer,source,seen,via\nrtx-9999,1.5,Nobody,1x RTX 9999,https://example.com/p,2026-11-01,\n',
+    )
+    const result = spawnSync(
+      process.execPath,
+      [join(repo, 'scripts/build-gpu-catalogs.mjs'), '--check', '--prices', prices],
+      { encoding: 'utf8' },
+    )
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('prices GPUs the spec sheet lacks: rtx-9999')
+  })
+
   it('--check names the catalog a changed spec-sheet row makes stale', () => {
     const sheet = readFileSync(join(repo, 'scripts/data/gpu-specs.csv'), 'utf8')
     const row = sheet.split('\n').find((line) => line.includes(',GeForce RTX 4090,'))

@@ -127,7 +127,11 @@ describe('rigfit analyze and plan on this machine and what-if hardware', () => {
       '--dataset-size',
       '200MB',
       '--recommend',
+      // One price for every GPU: ranked by time (without it, by the cost at list price: recommend.test.ts).
+      '--price-per-hour',
+      '1',
     ])
+    expect(out.rankedBy).toBe('time')
     expect(out.ranked.length).toBeGreaterThan(0)
     const hours = out.ranked.map((r: { hours: number }) => r.hours)
     expect(hours).toEqual([...hours].sort((a, b) => a - b))

@@ -3,6 +3,7 @@ import { rigfit, rigfitJson } from './helpers/run-cli.js'
 
 interface Recommendation {
   hardware: string
+  kind: 'gpu' | 'cloud'
   fits: boolean
   withinBudget: boolean
   hours: number | null
@@ -10,6 +11,8 @@ interface Recommendation {
   tokens: number
   requestedTokens: number | null
   cost: number | null
+  pricePerHour: number | null
+  priceSource: string | null
   reason: string | null
 }
 
@@ -85,16 +88,48 @@ describe('plan --recommend ranks by the time to train every requested token', ()
     expect(out.ranked.map((r: Recommendation) => r.hardware)).not.toContain(m1.hardware)
   })
 
-  it('ranks fastest first, so faster hardware is never below slower hardware', () => {
-    const hours = out.ranked.map(hoursOf)
+  it('without a price, ranks the cheapest run at sourced list prices first, the unpriced after, and says so', () => {
+    expect(out.rankedBy).toBe('cost')
+    const ranked = out.ranked as Recommendation[]
+    const priced = ranked.filter((r) => r.cost !== null)
+    const unpriced = ranked.filter((r) => r.cost === null)
+    expect(priced.length).toBeGreaterThan(5)
+    // Every priced entry first, cheapest first; the cheapest run that meets the budget leads the list.
+    expect(ranked.slice(0, priced.length)).toEqual(priced)
+    const costs = priced.map((r) => r.cost as number)
+    expect(costs).toEqual([...costs].sort((a, b) => a - b))
+    expect(ranked[0]?.cost).toBe(Math.min(...costs))
+    // Each price names where it was read: a catalog GPU's page and day seen, a preset's instance list price.
+    expect(priced.some((r) => r.kind === 'gpu')).toBe(true)
+    for (const r of priced) {
+      expect(r.priceSource, r.hardware).toMatch(
+        r.kind === 'gpu' ? /https:\/\/\S+ \(seen \d{4}-\d{2}-\d{2}/ : /preset/,
+      )
+      expect(r.cost as number, r.hardware).toBeCloseTo((r.pricePerHour as number) * hoursOf(r), 6)
+    }
+    // The unpriced follow, fastest first, and the result names them.
+    const hours = unpriced.map(hoursOf)
+    expect(hours).toEqual([...hours].sort((a, b) => a - b))
+    expect(out.unpriced).toEqual(unpriced.filter((r) => r.kind === 'gpu').map((r) => r.hardware))
+    expect(unpriced.every((r) => r.pricePerHour === null && r.priceSource === null)).toBe(true)
+  })
+
+  it('with --price-per-hour, every GPU has that price and the ranking is by time', () => {
+    const timed = rigfitJson([...args, '--price-per-hour', '2'])
+    expect(timed.rankedBy).toBe('time')
+    expect(timed.unpriced).toEqual([])
+    const hours = timed.ranked.map(hoursOf)
     expect(hours).toEqual([...hours].sort((a: number, b: number) => a - b))
-    const rates = out.ranked.map((r: Recommendation) => r.tokensPerSecond)
+    const rates = timed.ranked.map((r: Recommendation) => r.tokensPerSecond)
     for (let i = 1; i < rates.length; i++) expect(rates[i]).toBeLessThanOrEqual(rates[i - 1] * 1.0001)
   })
 
   it('the summary counts what the JSON holds', () => {
     const human = rigfit(args)
     expect(human.status).toBe(0)
+    expect(human.stdout).toContain('cheapest first at list price')
+    expect(human.stdout).toContain('Ranked by the cost of the run at list price')
+    expect(human.stdout).toContain(`No list price in the catalog for ${out.unpriced.length} of them`)
     const [ranked, tooSlow, noFit] = counts(human.stdout)
     expect(ranked).toBe(out.ranked.length)
     expect(tooSlow).toBe(all.filter((r) => r.fits && !r.withinBudget).length)

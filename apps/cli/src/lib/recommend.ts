@@ -4,6 +4,7 @@ import {
   datasetTokens,
   decide,
   deriveFacts,
+  type GpuListPrice,
   generatePlan,
   type HardwareProfile,
   isRigfitError,
@@ -40,6 +41,8 @@ export interface Recommendation {
   requestedTokens: number | null
   method: string
   pricePerHour: number | null
+  /** Where `pricePerHour` comes from: the GPU catalog's list price (provider, offer, page, day seen), the preset's, or --price-per-hour. */
+  priceSource: string | null
   /** Price x `hours`: the cost of training every requested token. */
   cost: number | null
   reason: string | null
@@ -48,8 +51,15 @@ export interface Recommendation {
 export interface RecommendationResult {
   budgetHours: number
   mode: Mode
-  /** Hardware that trains every requested token within the budget, fastest first, then cheapest. */
+  /** Hardware that trains every requested token within the budget, in the order `rankedBy` says. */
   ranked: Recommendation[]
+  /**
+   * `cost`: without --price-per-hour, the priced entries cheapest first (cost of the run at list price), then those
+   * without a list price, fastest first; `time`: with --price-per-hour, fastest first, then cheapest.
+   */
+  rankedBy: 'cost' | 'time'
+  /** Catalog GPUs among `ranked` that have no sourced list price (ranked after the priced ones when by cost). */
+  unpriced: string[]
   /** The rest: no plan fits, or it would need longer than the budget (`hours` says how long). */
   rejected: Recommendation[]
 }
@@ -57,10 +67,11 @@ export interface RecommendationResult {
 const GPU_COUNTS = [1, 2, 4, 8] as const
 
 /**
- * Reverse planning: plans the workload on every catalog GPU (1, 2, 4 and 8 of them) and every cloud preset,
- * and ranks those that train every requested token within the time budget by the time that takes, then cost.
- * Apple and CPU entries are left out of multi-GPU counts: they come one per machine. `pricePerHour` is per GPU
- * for catalog GPUs; presets use their list price. Without a time budget there is nothing to rank by: a usage error.
+ * Reverse planning: plans the workload on every catalog GPU (1, 2, 4 and 8 of them) and every cloud preset, and
+ * ranks those that train every requested token within the time budget (`rankWithinBudget`). Apple and CPU entries
+ * are left out of multi-GPU counts: they come one per machine. `pricePerHour` is per GPU for catalog GPUs, else
+ * each GPU's sourced list price from the catalog; presets use their list price. Without a time budget there is
+ * nothing to rank by: a usage error.
  */
 export async function recommendHardware(
   command: Command,
@@ -85,17 +96,25 @@ export async function recommendHardware(
     kind: Recommendation['kind'],
     gpus: number,
     price: number | null,
-  ) => rank(packs, workload, mode, options, budgetHours, { profile, label, kind, gpus, price })
+    priceSource: string | null,
+  ) => rank(packs, workload, mode, options, budgetHours, { profile, label, kind, gpus, price, priceSource })
+  const unpriced = new Set<string>()
   for (const entry of catalog) {
+    const perGpu = pricePerHour ?? entry.listPrice?.usdPerGpuHour ?? null
+    const source =
+      pricePerHour !== null ? '--price-per-hour' : entry.listPrice ? describeListPrice(entry.listPrice) : null
     for (const gpus of GPU_COUNTS) {
       if (gpus > 1 && entry.unifiedMemory) continue
+      const label = `${gpus > 1 ? `${gpus}x ` : ''}${entry.name}`
+      if (perGpu === null) unpriced.add(label)
       results.push(
         await attempt(
           () => whatIfProfile({ gpu: entry, gpus }, catalog),
-          `${gpus > 1 ? `${gpus}x ` : ''}${entry.name}`,
+          label,
           'gpu',
           gpus,
-          pricePerHour === null ? null : pricePerHour * gpus,
+          perGpu === null ? null : perGpu * gpus,
+          source,
         ),
       )
     }
@@ -108,19 +127,41 @@ export async function recommendHardware(
         'cloud',
         preset.gpus,
         preset.pricePerHour,
+        `${preset.provider} on-demand list price of ${preset.id} (cloud preset)`,
       ),
     )
   }
-  const ranked = results
-    .filter((result) => result.fits && result.withinBudget)
-    .sort(
-      (a, b) =>
-        a.hours - b.hours ||
-        b.tokens - a.tokens ||
-        (a.cost ?? Number.POSITIVE_INFINITY) - (b.cost ?? Number.POSITIVE_INFINITY),
-    )
+  const rankedBy = pricePerHour === null ? 'cost' : 'time'
+  const ranked = rankWithinBudget(results, rankedBy)
   const rejected = results.filter((result) => !result.fits || !result.withinBudget)
-  return { budgetHours: workload.timeBudgetHours ?? 0, mode, ranked, rejected }
+  return {
+    budgetHours: workload.timeBudgetHours ?? 0,
+    mode,
+    ranked,
+    rankedBy,
+    unpriced: ranked.filter((r) => unpriced.has(r.hardware)).map((r) => r.hardware),
+    rejected,
+  }
+}
+
+/**
+ * The entries that train every requested token within the budget, best first. By `cost` (no price given): the
+ * cheapest run at list price first, so the cheapest hardware class that meets the budget leads; entries without
+ * a list price follow, fastest first, since nothing says what they cost. By `time` (one price for every GPU):
+ * fastest first, then the larger token count, then the cheaper.
+ */
+export function rankWithinBudget(results: Recommendation[], by: 'cost' | 'time'): Recommendation[] {
+  const inf = Number.POSITIVE_INFINITY
+  const byTime = (a: Recommendation, b: Recommendation) =>
+    a.hours - b.hours || b.tokens - a.tokens || (a.cost ?? inf) - (b.cost ?? inf)
+  const byCost = (a: Recommendation, b: Recommendation) =>
+    Number(a.cost === null) - Number(b.cost === null) || (a.cost ?? 0) - (b.cost ?? 0) || byTime(a, b)
+  return results.filter((r) => r.fits && r.withinBudget).sort(by === 'cost' ? byCost : byTime)
+}
+
+/** "Lambda 1x NVIDIA H100 SXM on-demand instance, https://lambda.ai/instances (seen 2026-09-20)". */
+function describeListPrice(price: GpuListPrice): string {
+  return `${price.provider} ${price.offer}, ${price.source} (seen ${price.seen}${price.via ? `, read via ${price.via}` : ''})`
 }
 
 interface Candidate {
@@ -129,6 +170,7 @@ interface Candidate {
   kind: Recommendation['kind']
   gpus: number
   price: number | null
+  priceSource: string | null
 }
 
 async function rank(
@@ -144,6 +186,7 @@ async function rank(
     kind: candidate.kind,
     gpus: candidate.gpus,
     pricePerHour: candidate.price,
+    priceSource: candidate.priceSource,
   }
   try {
     const profile = candidate.profile()
@@ -216,7 +259,7 @@ export function renderRecommendations(ranking: RecommendationResult, workload: W
   const what = workload.model ? `fine-tune ${workload.model.name}` : 'pretrain from scratch'
   const all = workload.kind === 'finetune' && datasetTokens(workload) === null ? '' : ' on all its tokens'
   const lines = [
-    `Hardware that can ${what}${all} within ${fmtHours(ranking.budgetHours)} (${ranking.mode} mode), fastest first:`,
+    `Hardware that can ${what}${all} within ${fmtHours(ranking.budgetHours)} (${ranking.mode} mode), ${ranking.rankedBy === 'cost' ? 'cheapest first at list price' : 'fastest first'}:`,
     '',
   ]
   if (ranking.ranked.length === 0) {
@@ -226,7 +269,7 @@ export function renderRecommendations(ranking: RecommendationResult, workload: W
   } else {
     lines.push(
       table([
-        ['#', 'Hardware', 'Method', 'Tokens/s', 'Tokens', 'Time', 'Cost'],
+        ['#', 'Hardware', 'Method', 'Tokens/s', 'Tokens', 'Time', 'Price', 'Cost'],
         ...ranking.ranked
           .slice(0, 25)
           .map((r, i) => [
@@ -236,6 +279,7 @@ export function renderRecommendations(ranking: RecommendationResult, workload: W
             fmtCount(r.tokensPerSecond),
             fmtCount(r.tokens),
             fmtHours(r.hours),
+            r.pricePerHour === null ? '-' : `$${r.pricePerHour.toFixed(2)}/h`,
             r.cost === null ? '-' : `$${r.cost.toFixed(2)}`,
           ]),
       ]),
@@ -243,6 +287,7 @@ export function renderRecommendations(ranking: RecommendationResult, workload: W
     if (ranking.ranked.length > 25)
       lines.push(`  ... and ${ranking.ranked.length - 25} more (--json lists all)`)
   }
+  lines.push('', ...rankingNote(ranking))
   const noFit = ranking.rejected.filter((r) => !r.fits).length
   const tooSlow = ranking.rejected.length - noFit
   lines.push(
@@ -250,4 +295,20 @@ export function renderRecommendations(ranking: RecommendationResult, workload: W
     `${ranking.ranked.length} configurations train all of it within the budget; ${tooSlow} fit but would need longer than the budget (they train only part of it in time); ${noFit} do not fit the model.`,
   )
   return lines.join('\n')
+}
+
+/** How the list was ordered, and which entries had no price to order them by. */
+function rankingNote(ranking: RecommendationResult): string[] {
+  if (ranking.rankedBy === 'time')
+    return [
+      'Ranked by the time to train all of it; Price is --price-per-hour per GPU (presets: their list price).',
+    ]
+  const note = [
+    "Ranked by the cost of the run at list price: each GPU's on-demand price per GPU-hour from the GPU catalog (provider, page and day seen: priceSource in --json) x GPUs x time; cloud presets at their instance price.",
+  ]
+  if (ranking.unpriced.length > 0)
+    note.push(
+      `No list price in the catalog for ${ranking.unpriced.length} of them, ranked after the priced ones, fastest first: ${ranking.unpriced.slice(0, 12).join(', ')}${ranking.unpriced.length > 12 ? ` and ${ranking.unpriced.length - 12} more (unpriced in --json)` : ''}. Pass --price-per-hour to rank every GPU at one price by time.`,
+    )
+  return note
 }

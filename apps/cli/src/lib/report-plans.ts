@@ -76,11 +76,11 @@ export function comparedWhatIf(
   }
 }
 
-/** The what-if of --recommend: the fastest configurations that finish within the budget. */
+/** The what-if of --recommend: the first configurations that finish within the budget, in its ranking's order. */
 export function recommendedWhatIf(ranking: RecommendationResult): WhatIf {
   const shown = ranking.ranked.slice(0, RANKED_SHOWN)
   return {
-    description: `The ${shown.length} fastest of ${ranking.ranked.length} configurations that train all of it within ${fmtHours(ranking.budgetHours)} (${ranking.mode} mode); ${ranking.rejected.length} others fit but are too slow, or do not fit.`,
+    description: `The ${shown.length} ${ranking.rankedBy === 'cost' ? 'cheapest at list price' : 'fastest'} of ${ranking.ranked.length} configurations that train all of it within ${fmtHours(ranking.budgetHours)} (${ranking.mode} mode); ${ranking.rejected.length} others fit but are too slow, or do not fit.`,
     candidates: shown.map((r) => ({
       label: `${r.hardware} (${r.method})`,
       hours: r.hours,

@@ -1,6 +1,5 @@
-import type { GpuCatalogEntry, TrainingPlan } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { catalog, GPU_COUNTS, isPlan, type Job, jobs, node, planOf, workloadOf } from './space.js'
+import { catalog, describePlan, GPU_COUNTS, jobs, planCache, rate } from './space.js'
 
 /**
  * Properties of the plan space, through the planner the CLI runs (bundled catalogs and packs). The full product
@@ -16,22 +15,7 @@ const SAMPLE = jobs().sample(86)
  */
 const SPEED_RESOLUTION = 0.02
 
-type Planned = TrainingPlan | null
-const plans = new Map<string, Promise<Planned>>()
-
-function planned(entry: GpuCatalogEntry, gpus: number, job: Job): Promise<Planned> {
-  const key = `${entry.id} ${gpus} ${job.label}`
-  let found = plans.get(key)
-  if (!found) {
-    found = planOf(node(entry, gpus), workloadOf(job), job.mode).then((p) => (isPlan(p) ? p : null))
-    plans.set(key, found)
-  }
-  return found
-}
-
-const rate = (p: TrainingPlan) => p.throughput.tokensPerSecond
-const describePlan = (p: TrainingPlan) =>
-  `${p.settings.method} seq ${p.settings.seq} mb ${p.settings.microBatch} ${p.settings.strategy}/${p.settings.sharding}/${p.settings.offload} ckpt ${p.settings.gradCheckpointing} ${Math.round(rate(p))} tok/s`
+const { planned, size } = planCache()
 
 describe('the plan space', () => {
   it('is monotone in count: more GPUs of one kind never slow a data-parallel plan', async () => {
@@ -52,7 +36,7 @@ describe('the plan space', () => {
         }
       }
     }
-    console.log(`count: ${compared} comparisons, ${plans.size} plans`)
+    console.log(`count: ${compared} comparisons, ${size()} plans`)
     expect(failures).toEqual([])
     expect(compared).toBeGreaterThan(500)
   }, 900_000)

@@ -1,6 +1,9 @@
 import {
+  communicationBytes,
+  cudaContextBytes,
   decide,
   deriveFacts,
+  deviceFromCatalogEntry,
   findCatalogModel,
   type GpuCatalogEntry,
   generatePlan,
@@ -14,7 +17,7 @@ import {
   WORKLOAD_SCHEMA_VERSION,
   type Workload,
 } from '@rigfit/core'
-import { whatIfProfile } from '@rigfit/profiler'
+import { catalogInterconnect, whatIfProfile } from '@rigfit/profiler'
 import { bundledCatalogEntries } from '../helpers/bundled-catalogs.js'
 import { bundledPacks } from '../helpers/bundled-packs.js'
 
@@ -96,18 +99,75 @@ const SUPPORT: Record<string, number> = { no: 0, unknown: 0, emulated: 1, yes: 2
 const cc = (e: GpuCatalogEntry) => Number.parseFloat(e.computeCapability) || 0
 
 /**
- * Whether `big` has at least the memory, compute and bandwidth of `small`, of the same vendor and family of
- * software (packs differ by vendor), with at least its numeric formats and compute capability.
+ * Device memory a training step can use: the device's share of the board, less what the estimate charges before
+ * any tensor, the CUDA/HIP context (larger from Hopper on) and, with several GPUs, NCCL's buffers (more channels
+ * over NVLink than over PCIe). A card with the same VRAM but a larger context or a faster link holds less.
  */
-export function dominates(big: GpuCatalogEntry, small: GpuCatalogEntry): boolean {
+function trainingBytes(e: GpuCatalogEntry, gpus: number): number {
+  const device = deviceFromCatalogEntry(e)
+  const interconnect = catalogInterconnect(e, gpus).kind
+  return (
+    device.vramBytes - cudaContextBytes(device) - communicationBytes({ gpus, nodes: 1, interconnect }, device)
+  )
+}
+
+/** How fast a node's GPUs talk to each other: none (one GPU) < PCIe < NVLink / Infinity Fabric. */
+const LINK_RANK: Record<string, number> = { none: 0, pcie: 1, nvlink: 2, xgmi: 2 }
+const link = (e: GpuCatalogEntry, gpus: number) => LINK_RANK[catalogInterconnect(e, gpus).kind] ?? 0
+
+/**
+ * Whether the rule packs let `torch.compile` run on the device (a fine-tune of the first catalog model, balanced):
+ * a pack turns it off where the stack has known problems (the W7900 and MI210 on ROCm), and compiled kernels are
+ * part of the predicted speed, so a device without them is not at least as capable as one with them.
+ */
+export async function compiles(entry: GpuCatalogEntry): Promise<boolean> {
+  const job = jobs().all[0] as Job
+  const decisions = await decide(packs, deriveFacts(node(entry, 1), workloadOf(job), 'balanced'))
+  return decisions.settings.compile?.value === true
+}
+
+/**
+ * Whether `big`, `gpus` of them in a node, has at least the training memory (`trainingBytes`), compute, bandwidth and GPU link of `small`,
+ * of the same vendor and family of software (packs differ by vendor), with at least its numeric formats and compute
+ * capability. Power is not compared: the speed model reads a device's rate from its spec sheet, not from its TDP.
+ */
+export function dominates(big: GpuCatalogEntry, small: GpuCatalogEntry, gpus = 1): boolean {
   if (big.id === small.id || big.vendor !== small.vendor || big.unifiedMemory !== small.unifiedMemory)
     return false
   return (
-    big.vramGB / big.devicesPerBoard >= small.vramGB / small.devicesPerBoard &&
+    trainingBytes(big, gpus) >= trainingBytes(small, gpus) &&
     compute(big) >= compute(small) &&
     big.memoryBandwidthGBs >= small.memoryBandwidthGBs &&
     (SUPPORT[big.bf16] ?? 0) >= (SUPPORT[small.bf16] ?? 0) &&
     (SUPPORT[big.tf32] ?? 0) >= (SUPPORT[small.tf32] ?? 0) &&
-    cc(big) >= cc(small)
+    cc(big) >= cc(small) &&
+    link(big, gpus) >= link(small, gpus)
   )
 }
+
+export type Planned = TrainingPlan | null
+
+/**
+ * The sweep's plans, each made once and shared by every comparison that needs it; `patch` adds workload fields a
+ * sweep fixes per job (such as the `--seq` it asks).
+ */
+export function planCache(patch: (job: Job) => Partial<Workload> = () => ({})) {
+  const plans = new Map<string, Promise<Planned>>()
+  const planned = (entry: GpuCatalogEntry, gpus: number, job: Job): Promise<Planned> => {
+    const key = `${entry.id} ${gpus} ${job.label}`
+    let found = plans.get(key)
+    if (!found) {
+      found = planOf(node(entry, gpus), workloadOf(job, patch(job)), job.mode).then((p) =>
+        isPlan(p) ? p : null,
+      )
+      plans.set(key, found)
+    }
+    return found
+  }
+  return { planned, size: () => plans.size }
+}
+
+export const rate = (p: TrainingPlan) => p.throughput.tokensPerSecond
+
+export const describePlan = (p: TrainingPlan) =>
+  `${p.settings.method} seq ${p.settings.seq} mb ${p.settings.microBatch} ${p.settings.strategy}/${p.settings.sharding}/${p.settings.offload} ckpt ${p.settings.gradCheckpointing} ${Math.round(rate(p))} tok/s`

@@ -7,6 +7,7 @@ export {
   type HeldOutRatio,
   MIN_BAND_ROWS,
 } from './band-calibration.js'
+export { communicationBytes } from './communication.js'
 export { FIT_BANDS, type FitBand, fitVerdict, runKind } from './confidence.js'
 export * as ESTIMATE_CONSTANTS from './constants.js'
 export { cudaContextBytes, deviceFromCatalogEntry, devicePeakTflops } from './device.js'

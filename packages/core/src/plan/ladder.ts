@@ -132,11 +132,18 @@ export function climbLadder(rungs: Rung[], devices: TrainingDevices, rank: RankO
   const cache: EstimateCache = new Map()
   const found = new Map<string, Found>()
   let bestRank = Number.POSITIVE_INFINITY
+  // Whether a setup fit before each last-resort lever was first reached: all of that lever's rungs (with and
+  // without the rule packs' preferences) are weighed together, so a setup that keeps a preference cannot shut
+  // out a faster one that relaxes it.
+  const fitBefore = new Map<Lever, boolean>()
   for (const rung of rungs) {
     const lowest = Math.min(...rung.space.methods.map((m) => m.rank))
     if (lowest > bestRank) continue
     // Parameter offload and a shorter sequence are last resorts, after every method at the cheaper levers.
-    if ((rung.lever === 'shorter-sequence' || rung.lever === 'offload-all') && found.size > 0) continue
+    if (rung.lever === 'shorter-sequence' || rung.lever === 'offload-all') {
+      if (!fitBefore.has(rung.lever)) fitBefore.set(rung.lever, found.size > 0)
+      if (fitBefore.get(rung.lever)) continue
+    }
     const result = searchCandidates(rung.space, devices, cache)
     evaluated += result.evaluated
     if (result.hostNeedBytes !== null)

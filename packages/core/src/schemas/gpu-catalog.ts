@@ -1,6 +1,22 @@
 import { z } from 'zod'
 import { Family, GpuVendor, Support } from './common.js'
 
+/**
+ * A public on-demand list price for renting one of these GPUs, per GPU-hour in US dollars, with where it was read:
+ * the provider's page (`source`), the day it was seen there (`seen`) and, where the figure was read through a
+ * verbatim transcription of that page, the transcription (`via`). Prices change; `--price-per-hour` overrides them.
+ */
+export const GpuListPrice = z.strictObject({
+  usdPerGpuHour: z.number().positive(),
+  provider: z.string().min(1),
+  /** What was priced, in the provider's words: "1x NVIDIA H100 SXM", "8x NVIDIA A100 SXM 80 GB (per GPU)". */
+  offer: z.string().min(1),
+  source: z.string().url(),
+  seen: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  via: z.string().url().optional(),
+})
+export type GpuListPrice = z.infer<typeof GpuListPrice>
+
 /** One GPU model's spec-sheet facts, as shipped in a plugin's catalog.json (built from shared GPU specs). */
 export const GpuCatalogEntry = z.strictObject({
   /** Stable id, kebab-case: `rtx-4090`, `a100-80gb-sxm4`, `m2-10c`. */
@@ -33,6 +49,8 @@ export const GpuCatalogEntry = z.strictObject({
   /** Figures marked unverified in the source data. */
   unverified: z.array(z.string()),
   source: z.string(),
+  /** A sourced on-demand list price per GPU-hour (scripts/data/gpu-prices.csv); absent where none was found. */
+  listPrice: GpuListPrice.optional(),
 })
 export type GpuCatalogEntry = z.infer<typeof GpuCatalogEntry>
 

@@ -56,7 +56,7 @@ function plainOutput(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** oclif reads user and linked plugins from package.json in its data folder; any such file may name some. */
-function userPluginsPossible(env: NodeJS.ProcessEnv): boolean {
+export function userPluginsPossible(env: NodeJS.ProcessEnv = process.env): boolean {
   if (platform() === 'win32') return true
   const dataDir =
     env.RIGFIT_DATA_DIR || join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local/share'), 'rigfit')

@@ -1,8 +1,16 @@
 import { join } from 'node:path'
 import type { Command } from '@oclif/core'
 import type { GpuCatalogEntry, PackProblem } from '@rigfit/core'
-import { loadCatalogFile } from '@rigfit/core/node'
+import { loadCatalogFile, type PrecheckedCatalogs, readPrecheckedCatalogs } from '@rigfit/core/node'
 import { formatProblem, pluginPackRoots } from './packs.js'
+
+/** Where the build writes the bundled plugins' GPU catalogs, validated once (`scripts/prechecked-packs.mjs`). */
+export const PRECHECKED_CATALOGS_FILE = join('dist', 'prechecked-catalogs.json')
+
+/** The catalogs validated when rigfit was built; null when the file is missing or fails its hash. */
+function precheckedCatalogs(command: Command): PrecheckedCatalogs | null {
+  return readPrecheckedCatalogs(join(command.config.root, PRECHECKED_CATALOGS_FILE))
+}
 
 export interface CatalogsLoad {
   entries: GpuCatalogEntry[]
@@ -26,11 +34,12 @@ export function loadAllCatalogs(command: Command): Promise<CatalogsLoad> {
 
 async function collectCatalogs(command: Command): Promise<CatalogsLoad> {
   const { roots } = await pluginPackRoots(command)
+  const prechecked = roots.length > 0 ? precheckedCatalogs(command) : null
   const entries: GpuCatalogEntry[] = []
   const problems: PackProblem[] = []
   const seen = new Map<string, string>()
   for (const root of roots) {
-    const catalog = loadCatalogFile(join(root.root, 'catalog.json'))
+    const catalog = loadCatalogFile(join(root.root, 'catalog.json'), prechecked)
     problems.push(...catalog.problems.map((problem) => ({ ...problem, pack: root.name })))
     for (const entry of catalog.entries) {
       const owner = seen.get(entry.id)

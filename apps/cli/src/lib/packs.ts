@@ -12,6 +12,7 @@ import {
   uniquePacks,
 } from '@rigfit/core/node'
 import type { PackHookResult, RigfitHooks } from '@rigfit/core/plugin'
+import { recordedPackRoots } from './recorded-pack-roots.js'
 
 export type { LoadedPack, PackHookResult, PackProblem }
 
@@ -46,7 +47,8 @@ export function pluginPackRoots(
   const config = command.config
   let pending = rootsByConfig.get(config)
   if (!pending) {
-    pending = askPlugins(config)
+    const recorded = recordedPackRoots()
+    pending = recorded ? Promise.resolve(recorded) : askPlugins(config)
     rootsByConfig.set(config, pending)
   }
   return pending

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadCatalogFile } from '../node/catalog-file.js'
+import { loadCatalogFile } from '../node/prechecked-catalogs.js'
 import {
   computeCapabilityNumber,
   cpuHasBf16,

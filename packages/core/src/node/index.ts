@@ -2,7 +2,6 @@
  * @rigfit/core/node: what reads the disk. Core's main entry parses text and objects only; this entry reads pack
  * folders, catalogs, test cases and model configs for the CLI, plugins and tests running on Node.
  */
-export { loadCatalogFile } from './catalog-file.js'
 export { CORE_PACK_ROOT, loadCorePack } from './core-pack.js'
 export {
   displayPath,
@@ -23,6 +22,13 @@ export {
   type ValidationTarget,
 } from './load-pack.js'
 export { readFolderWeights, readSafetensorsHeader } from './model-weights.js'
+export {
+  buildPrecheckedCatalogs,
+  loadCatalogFile,
+  PRECHECKED_CATALOGS_FORMAT,
+  type PrecheckedCatalogs,
+  readPrecheckedCatalogs,
+} from './prechecked-catalogs.js'
 export {
   buildPrecheckedBundle,
   loadPackPrechecked,

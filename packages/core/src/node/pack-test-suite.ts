@@ -6,11 +6,11 @@ import { ruleDocProblems } from '../rules/rule-docs.js'
 import { RuleTester, type TestFunction } from '../rules/rule-tester.js'
 import { HardwareProfile } from '../schemas/hardware-profile.js'
 import type { PackLayer } from '../schemas/rule-pack.js'
-import { loadCatalogFile } from './catalog-file.js'
 import { loadCorePack } from './core-pack.js'
 import { listJsonFiles } from './files.js'
 import { loadPackCases } from './load-cases.js'
 import { loadPackPath } from './load-pack.js'
+import { loadCatalogFile } from './prechecked-catalogs.js'
 
 export interface PackDirectoryTestOptions {
   describe: TestFunction

@@ -6,6 +6,7 @@ import { PACK_LIMITS } from '../packs/limits.js'
 import type { LoadedPack } from '../packs/loaded-pack.js'
 import type { PackParseResult } from '../packs/parse-pack.js'
 import { listJsonFiles, statOrNull } from './files.js'
+import { hashedFileText, readHashedFile } from './hashed-file.js'
 import { loadPackPath, type PackLocation } from './load-pack.js'
 
 /**
@@ -25,20 +26,11 @@ interface PrecheckedEntry {
   pack: PrecheckedPackBody
 }
 
-/** The file on disk: the body is JSON text, so its hash is taken over exactly the bytes that are parsed. */
-interface PrecheckedFile {
-  format: typeof PRECHECKED_FORMAT
-  hash: string
-  body: string
-}
-
 export type PrecheckedBundle = ReadonlyMap<string, PrecheckedPackBody>
 
 export type PrecheckedRead =
   | { ok: true; bundle: PrecheckedBundle }
   | { ok: false; reason: 'missing' | 'unreadable' | 'format' | 'hash' }
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /**
  * The digest of a pack folder's source files, or null when the folder is not a readable pack folder (a
@@ -90,30 +82,14 @@ export function buildPrecheckedBundle(roots: readonly string[]): string {
     const { layer: _layer, origin: _origin, ...pack } = result.pack
     entries.push({ digest, pack })
   }
-  const body = JSON.stringify(entries)
-  const file: PrecheckedFile = { format: PRECHECKED_FORMAT, hash: sha256(body), body }
-  return `${JSON.stringify(file)}\n`
+  return hashedFileText(PRECHECKED_FORMAT, entries)
 }
 
 /** Reads a bundle file, checking its format and hash; a bundle that fails either is not used. */
 export function readPrecheckedBundle(path: string): PrecheckedRead {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT'
-    return { ok: false, reason: missing ? 'missing' : 'unreadable' }
-  }
-  let file: Partial<PrecheckedFile>
-  try {
-    file = JSON.parse(text) as Partial<PrecheckedFile>
-  } catch {
-    return { ok: false, reason: 'unreadable' }
-  }
-  if (file?.format !== PRECHECKED_FORMAT || typeof file.body !== 'string')
-    return { ok: false, reason: 'format' }
-  if (file.hash !== sha256(file.body)) return { ok: false, reason: 'hash' }
-  const entries = JSON.parse(file.body) as PrecheckedEntry[]
+  const read = readHashedFile(path, PRECHECKED_FORMAT)
+  if (!read.ok) return read
+  const entries = read.body as PrecheckedEntry[]
   return { ok: true, bundle: new Map(entries.map((entry) => [entry.digest, entry.pack])) }
 }
 

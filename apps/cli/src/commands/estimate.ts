@@ -7,11 +7,11 @@ import {
   estimate,
   fitVerdict,
   formatStackRef,
-  hasFlashAttention,
   listModels,
   type ModelSpec,
   Precision,
   parseGiB,
+  pinWarnings,
   RigfitError,
   resolveLoraTargets,
   resolveStack,
@@ -221,15 +221,9 @@ export default class Estimate extends RigfitCommand {
     )
     const device = context?.device ?? null
     if (context) warnings.push(...contextNotes(context, ramBytes))
-    if (device && flags.precision.startsWith('bf16') && !device.bf16) {
-      warnings.push(
-        `${device.name} has no native bfloat16; use --precision fp16-mixed (the estimate uses its fp32 rate).`,
-      )
-    }
-    if (device && flags.attention === 'flash' && device.kind === 'cuda' && !hasFlashAttention(device)) {
-      warnings.push(
-        `FlashAttention 2 needs compute capability 8.0 or newer; ${device.name} runs sdpa's memory-efficient kernel instead (same memory).`,
-      )
+    if (device) {
+      const pinned = { precision: flags.precision, attention: flags.attention }
+      warnings.push(...pinWarnings(pinned, device).map((warning) => warning.message))
     }
 
     // The one path from what a user types to the estimate: validation rows go through it too.

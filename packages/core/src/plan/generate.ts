@@ -90,7 +90,7 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
   const pins = workload.pins ?? {}
   checkPins(workload, devices.gpus.length)
   const compute = computeSettings(reader, devices, pins)
-  advice.warnings.push(...pinWarnings(pins, devices))
+  advice.warnings.push(...pinWarnings(pins, devices.estimateDevice))
   const companions = companionPlacement(workload, gpus, budgetBytes)
   const setup: SearchSetup = {
     request,

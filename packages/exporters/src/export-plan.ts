@@ -1,20 +1,15 @@
 import {
   type Advice,
-  assertPlanConsistent,
   type CacheDecision,
-  decideStreaming,
-  deriveMetaPlans,
   exporterAdvice,
   type IoFacts,
-  NO_IO_FACTS,
+  type MetaPlans,
   type PhaseSummary,
-  planForNodes,
+  planToWrite,
   RigfitError,
   type StreamingDecision,
-  sizeCache,
   type TrainingPlan,
 } from '@rigfit/core'
-import { asDeepSpeedRuns } from './deepspeed-precision.js'
 import { engineOf } from './engine.js'
 import { FORMAT_NAMES, type FormatName } from './format-names.js'
 import { checkpointDir, planSlug } from './plan-facts.js'
@@ -83,17 +78,59 @@ const inDir = (dir: string, files: ExportFile[]) => files.map((f) => ({ ...f, pa
 
 /**
  * Renders a plan in one format, validated against the target's rules, with the dataset streaming and cache
- * decisions. Pure: nothing is written (see writeExportFiles). Throws a RigfitError when the plan contradicts
+ * decisions. Core revises the plan (nodes, DeepSpeed's precision, meta phases, streaming, cache); this only
+ * formats it. Pure: nothing is written (see writeExportFiles). Throws a RigfitError when the plan contradicts
  * itself, the format cannot express it, or any output file fails validation.
  */
 export function exportPlan(input: TrainingPlan, options: ExportOptions): ExportResult {
   const exporter = getFormat(options.format)
-  assertPlanConsistent(input, 'the plan')
-  const scaled = options.nodes == null ? input : planForNodes(input, options.nodes)
-  // A pure-half plan that this format runs under DeepSpeed trains as DeepSpeed trains it (fp32 master weights).
-  const plan =
-    exporter.name === 'deepspeed' || engineOf(scaled).kind === 'deepspeed' ? asDeepSpeedRuns(scaled) : scaled
   const hosts = options.hosts ?? []
+  const revised = planToWrite(input, {
+    nodes: options.nodes,
+    meta: options.meta,
+    datasetBytes: options.datasetBytes,
+    io: options.io,
+    // A pure-half plan that this format runs under DeepSpeed trains as DeepSpeed trains it (fp32 master weights).
+    runsUnderDeepSpeed: (plan) => exporter.name === 'deepspeed' || engineOf(plan).kind === 'deepspeed',
+    accept: (plan) => assertExportable(exporter, plan, hosts),
+  })
+  const { plan, phases } = revised
+  const formatWarnings = new Map<string, Advice>()
+  const ctx: FormatContext = {
+    cluster: options.cluster ?? null,
+    hosts,
+    runName: planSlug(plan),
+    portable: options.portable ?? false,
+    resume: null,
+    warn: (id, message) => formatWarnings.set(id, exporterAdvice(id, message)),
+  }
+  const meta = phases ? metaSummary(phases) : null
+  const files = phases ? metaFiles(exporter, plan, phases, ctx) : renderValidated(exporter, plan, ctx, null)
+  // Every setting the estimate assumed, whatever the format can say of it, and a plan made for another stack named.
+  files.push(textFile(STACK_SETTINGS_FILE, jsonDocument(stackSettings(plan))))
+  const formatStack = FORMAT_STACK[exporter.name as FormatName]
+  if (plan.stack !== undefined && !plan.stack.startsWith(`${formatStack}@`)) {
+    formatWarnings.set(
+      'export-stack',
+      exporterAdvice(
+        'export-stack',
+        `The plan was estimated for ${plan.stack}, but ${exporter.name} files run under ${formatStack}: its memory differs (logits upcast, adapter type). Plan again with --stack ${formatStack}, or export with --mode to plan for this format.`,
+      ),
+    )
+  }
+  return {
+    format: exporter.name,
+    plan,
+    files,
+    warnings: [...revised.warnings, ...formatWarnings.values()],
+    streaming: revised.streaming,
+    cache: revised.cache,
+    meta,
+  }
+}
+
+/** Refuses a plan the format cannot write: hosts that are not one per node, or settings it cannot express. */
+function assertExportable(exporter: Exporter, plan: TrainingPlan, hosts: string[]): void {
   if (hosts.length > 0 && hosts.length !== plan.settings.nodes) {
     throw new RigfitError(
       'usage',
@@ -115,69 +152,36 @@ export function exportPlan(input: TrainingPlan, options: ExportOptions): ExportR
       },
     )
   }
-  const formatWarnings = new Map<string, Advice>()
-  const ctx: FormatContext = {
-    cluster: options.cluster ?? null,
-    hosts,
-    runName: planSlug(plan),
-    portable: options.portable ?? false,
-    resume: null,
-    warn: (id, message) => formatWarnings.set(id, exporterAdvice(id, message)),
-  }
-  let files: ExportFile[]
-  let meta: ExportResult['meta'] = null
-  const planWarnings = plan.warnings.filter((w) => !input.warnings.some((o) => o.id === w.id))
-  if (options.meta) {
-    const phases = deriveMetaPlans(plan)
-    meta = { phases: phases.phases, totalTokens: phases.totalTokens, totalHours: phases.totalHours }
-    files = [
-      ...inDir('phase-a', renderValidated(exporter, phases.phaseA, ctx, 'a')),
-      ...inDir(
-        'phase-b',
-        renderValidated(
-          exporter,
-          phases.phaseB,
-          {
-            ...ctx,
-            resume: {
-              from: checkpointDir(runNameOf(phases.phaseA, 'a')),
-              stepsBefore: phases.phaseA.time.steps,
-            },
-          },
-          'b',
-        ),
-      ),
-      textFile(
-        META_FILE,
-        jsonDocument({ format: exporter.name, mode: plan.mode, hardware: plan.hardware.summary, ...meta }),
-      ),
-    ]
-    const known = (w: Advice) => [...plan.warnings, ...planWarnings].some((o) => o.id === w.id)
-    for (const phase of [phases.phaseA, phases.phaseB])
-      planWarnings.push(...phase.warnings.filter((w) => !known(w)))
-  } else {
-    files = renderValidated(exporter, plan, ctx, null)
-  }
-  // Every setting the estimate assumed, whatever the format can say of it, and a plan made for another stack named.
-  files.push(textFile(STACK_SETTINGS_FILE, jsonDocument(stackSettings(plan))))
-  const formatStack = FORMAT_STACK[exporter.name as FormatName]
-  if (plan.stack !== undefined && !plan.stack.startsWith(`${formatStack}@`)) {
-    formatWarnings.set(
-      'export-stack',
-      exporterAdvice(
-        'export-stack',
-        `The plan was estimated for ${plan.stack}, but ${exporter.name} files run under ${formatStack}: its memory differs (logits upcast, adapter type). Plan again with --stack ${formatStack}, or export with --mode to plan for this format.`,
-      ),
-    )
-  }
-  const io = options.io ?? NO_IO_FACTS
-  return {
-    format: exporter.name,
-    plan,
-    files,
-    warnings: [...planWarnings, ...formatWarnings.values()],
-    streaming: decideStreaming(plan, io, options.datasetBytes ?? null),
-    cache: sizeCache(plan, io, options.datasetBytes ?? null),
-    meta,
-  }
 }
+
+/** A meta-config's files: phase A, phase B resuming from A's checkpoint, and rigfit-meta.json. */
+function metaFiles(
+  exporter: Exporter,
+  plan: TrainingPlan,
+  phases: MetaPlans,
+  ctx: FormatContext,
+): ExportFile[] {
+  const resume = {
+    from: checkpointDir(runNameOf(phases.phaseA, 'a')),
+    stepsBefore: phases.phaseA.time.steps,
+  }
+  return [
+    ...inDir('phase-a', renderValidated(exporter, phases.phaseA, ctx, 'a')),
+    ...inDir('phase-b', renderValidated(exporter, phases.phaseB, { ...ctx, resume }, 'b')),
+    textFile(
+      META_FILE,
+      jsonDocument({
+        format: exporter.name,
+        mode: plan.mode,
+        hardware: plan.hardware.summary,
+        ...metaSummary(phases),
+      }),
+    ),
+  ]
+}
+
+const metaSummary = (phases: MetaPlans): NonNullable<ExportResult['meta']> => ({
+  phases: phases.phases,
+  totalTokens: phases.totalTokens,
+  totalHours: phases.totalHours,
+})

@@ -118,80 +118,138 @@ export function applyOverrides(
   requirePositive(overrides.gpus, 'gpus', true)
   requirePositive(overrides.cpus, 'cpus', true)
   if (!hasOverrides(overrides)) return profile
-  const changes: string[] = []
-  const notes: string[] = []
-  let gpus = profile.gpus.map((gpu) => ({ ...gpu }))
-  let interconnect = profile.interconnect
-  /** The catalog entry of what-if GPUs; null when the GPUs are the detected ones. */
-  let whatIf: { entry: GpuCatalogEntry | null; count: number } | null = null
-
-  if (overrides.gpu !== undefined) {
-    const vramHint = overrides.vramGiB === undefined ? null : Math.round(overrides.vramGiB * GIB)
-    const match =
-      typeof overrides.gpu === 'string'
-        ? resolveCatalogGpuMatch(overrides.gpu, catalog, vramHint)
-        : { entry: overrides.gpu, alternatives: [] }
-    const entry = match.entry
-    const count = overrides.gpus ?? 1
-    if (isAppleSoc(entry) && count > 1) {
-      throw new RigfitError('usage', 'E_OVERRIDE', `--gpus ${count}: a Mac has one ${entry.name}.`, {
-        suggestion: `Drop --gpus to plan for one Mac with ${entry.name} (Macs cannot train one model together: mps has no distributed backend).`,
-      })
-    }
-    gpus = Array.from({ length: count }, (_, index) => gpuFromCatalog(entry, index))
-    whatIf = { entry, count }
-    interconnect = catalogInterconnect(entry, count)
-    changes.push(`gpu=${entry.name} (${entry.id})`, `gpus=${count}`)
-    if (match.alternatives.length > 0 && typeof overrides.gpu === 'string') {
-      changes.push(gpuVariantChange(overrides.gpu, entry, match.alternatives))
-    }
-    notes.push(`What-if: ${count} × ${entry.name} from the GPU catalog, not detected on this machine.`)
-  } else if (overrides.gpus !== undefined) {
-    const template = gpus.find((gpu) => !gpu.integrated) ?? gpus[0]
-    if (!template) {
-      throw new RigfitError(
-        'usage',
-        'E_OVERRIDE',
-        '--gpus copies the detected GPU, but this profile has none.',
-        {
-          suggestion: 'Name the GPU too: --gpu "RTX 3060 12GB" --gpus 2.',
-        },
-      )
-    }
-    if (template.vendor === 'apple' && template.unifiedMemory && overrides.gpus > 1) {
-      throw new RigfitError(
-        'usage',
-        'E_OVERRIDE',
-        `--gpus ${overrides.gpus}: a Mac has one ${template.name}.`,
-        {
-          suggestion: 'Drop --gpus: a Mac trains alone (mps has no distributed backend).',
-        },
-      )
-    }
-    const detectedCount = gpus.filter((gpu) => gpu.name === template.name).length
-    gpus = Array.from({ length: overrides.gpus }, (_, index) => ({
-      ...template,
-      index,
-      uuid: index === 0 ? template.uuid : null,
-      busId: null,
-    }))
-    if (overrides.gpus !== detectedCount) {
-      const entry = catalog.find((candidate) => candidate.id === template.catalog?.id) ?? null
-      whatIf = { entry, count: overrides.gpus }
-      interconnect = entry
-        ? catalogInterconnect(entry, overrides.gpus)
-        : { kind: overrides.gpus > 1 ? 'unknown' : 'none', links: [] }
-    }
-    changes.push(`gpus=${overrides.gpus}`)
-    notes.push(`What-if: ${overrides.gpus} × ${template.name}.`)
-  }
-
-  if (overrides.interconnect !== undefined) {
-    interconnect = linkedAs(interconnect, overrides.interconnect, gpus)
-    changes.push(`interconnect=${overrides.interconnect}`)
-  }
-
+  const log: OverrideLog = { changes: [], notes: [] }
+  const devices = overriddenGpus(profile, overrides, catalog, log)
+  const { whatIf } = devices
   const mac = whatIf?.entry && isAppleSoc(whatIf.entry) ? whatIf.entry : null
+  const host = overriddenMemory(profile.memory, overrides, devices, mac, log)
+  const cpu = overriddenCpu(profile.cpu, overrides, whatIf, mac, log)
+  const gpus = overriddenVram(host.gpus, overrides.vramGiB, log)
+  return whatIfNode(
+    profile,
+    overrides,
+    { mac, cpu, memory: host.memory, gpus, interconnect: devices.interconnect },
+    log,
+  )
+}
+
+/** What an override changed, for the profile's `overrides`, and what it assumed, for its `notes`. */
+interface OverrideLog {
+  changes: string[]
+  notes: string[]
+}
+
+/** The catalog entry of what-if GPUs (null when not in a catalog) and their count. */
+type WhatIfGpus = { entry: GpuCatalogEntry | null; count: number }
+
+/** The GPUs and their link after `--gpu`, `--gpus` and `--interconnect`; `whatIf` is null for the detected ones. */
+function overriddenGpus(
+  profile: HardwareProfile,
+  overrides: ProfileOverrides,
+  catalog: GpuCatalogEntry[],
+  log: OverrideLog,
+): { gpus: Gpu[]; interconnect: HardwareProfile['interconnect']; whatIf: WhatIfGpus | null } {
+  let devices: { gpus: Gpu[]; interconnect: HardwareProfile['interconnect']; whatIf: WhatIfGpus | null } = {
+    gpus: profile.gpus.map((gpu) => ({ ...gpu })),
+    interconnect: profile.interconnect,
+    whatIf: null,
+  }
+  if (overrides.gpu !== undefined) devices = catalogGpus(overrides.gpu, overrides, catalog, log)
+  else if (overrides.gpus !== undefined) devices = copiedGpus(devices, overrides.gpus, catalog, log)
+  if (overrides.interconnect !== undefined) {
+    devices.interconnect = linkedAs(devices.interconnect, overrides.interconnect, devices.gpus)
+    log.changes.push(`interconnect=${overrides.interconnect}`)
+  }
+  return devices
+}
+
+/** `--gpu NAME [--gpus N]`: N copies of the catalog entry, linked as the catalog says. */
+function catalogGpus(
+  gpu: GpuCatalogEntry | string,
+  overrides: ProfileOverrides,
+  catalog: GpuCatalogEntry[],
+  log: OverrideLog,
+) {
+  const vramHint = overrides.vramGiB === undefined ? null : Math.round(overrides.vramGiB * GIB)
+  const match =
+    typeof gpu === 'string'
+      ? resolveCatalogGpuMatch(gpu, catalog, vramHint)
+      : { entry: gpu, alternatives: [] }
+  const entry = match.entry
+  const count = overrides.gpus ?? 1
+  if (isAppleSoc(entry) && count > 1) {
+    throw new RigfitError('usage', 'E_OVERRIDE', `--gpus ${count}: a Mac has one ${entry.name}.`, {
+      suggestion: `Drop --gpus to plan for one Mac with ${entry.name} (Macs cannot train one model together: mps has no distributed backend).`,
+    })
+  }
+  log.changes.push(`gpu=${entry.name} (${entry.id})`, `gpus=${count}`)
+  if (match.alternatives.length > 0 && typeof gpu === 'string') {
+    log.changes.push(gpuVariantChange(gpu, entry, match.alternatives))
+  }
+  log.notes.push(`What-if: ${count} × ${entry.name} from the GPU catalog, not detected on this machine.`)
+  return {
+    gpus: Array.from({ length: count }, (_, index) => gpuFromCatalog(entry, index)),
+    interconnect: catalogInterconnect(entry, count),
+    whatIf: { entry, count },
+  }
+}
+
+/** `--gpus N` alone: N copies of the detected GPU; another count than detected makes them what-if. */
+function copiedGpus(
+  detected: { gpus: Gpu[]; interconnect: HardwareProfile['interconnect'] },
+  count: number,
+  catalog: GpuCatalogEntry[],
+  log: OverrideLog,
+) {
+  const template = detected.gpus.find((gpu) => !gpu.integrated) ?? detected.gpus[0]
+  if (!template) {
+    throw new RigfitError(
+      'usage',
+      'E_OVERRIDE',
+      '--gpus copies the detected GPU, but this profile has none.',
+      {
+        suggestion: 'Name the GPU too: --gpu "RTX 3060 12GB" --gpus 2.',
+      },
+    )
+  }
+  if (template.vendor === 'apple' && template.unifiedMemory && count > 1) {
+    throw new RigfitError('usage', 'E_OVERRIDE', `--gpus ${count}: a Mac has one ${template.name}.`, {
+      suggestion: 'Drop --gpus: a Mac trains alone (mps has no distributed backend).',
+    })
+  }
+  const detectedCount = detected.gpus.filter((gpu) => gpu.name === template.name).length
+  const gpus = Array.from({ length: count }, (_, index) => ({
+    ...template,
+    index,
+    uuid: index === 0 ? template.uuid : null,
+    busId: null,
+  }))
+  let interconnect = detected.interconnect
+  let whatIf: WhatIfGpus | null = null
+  if (count !== detectedCount) {
+    const entry = catalog.find((candidate) => candidate.id === template.catalog?.id) ?? null
+    whatIf = { entry, count }
+    interconnect = entry
+      ? catalogInterconnect(entry, count)
+      : { kind: count > 1 ? 'unknown' : 'none', links: [] }
+  }
+  log.changes.push(`gpus=${count}`)
+  log.notes.push(`What-if: ${count} × ${template.name}.`)
+  return { gpus, interconnect, whatIf }
+}
+
+/**
+ * The RAM of the node: `--ram`, a what-if Mac's unified memory, or assumed for other what-if GPUs; an Apple GPU's
+ * memory follows it (its Metal working set).
+ */
+function overriddenMemory(
+  detected: HardwareProfile['memory'],
+  overrides: ProfileOverrides,
+  devices: { gpus: Gpu[]; whatIf: WhatIfGpus | null },
+  mac: GpuCatalogEntry | null,
+  log: OverrideLog,
+): { memory: HardwareProfile['memory']; gpus: Gpu[] } {
+  const { whatIf } = devices
   // A what-if Mac's RAM is its unified memory: --ram, else the chip's largest memory option (the catalog's). Other
   // what-if GPUs sit in a node whose RAM is assumed from their memory, never this machine's.
   const assumedRam =
@@ -199,72 +257,93 @@ export function applyOverrides(
       ? assumedHostRamGiB(whatIf.entry.vramGB / (whatIf.entry.devicesPerBoard ?? 1), whatIf.count)
       : undefined
   const ramGiB = overrides.ramGiB ?? (mac ? mac.vramGB : assumedRam)
-  let memory = profile.memory
-  if (ramGiB !== undefined) {
-    const total = Math.round(ramGiB * GIB)
-    const reserve = osReserveBytes(total)
-    memory = {
-      ...memory,
-      totalBytes: total,
-      availableBytes: total - reserve,
-      osReserveBytes: reserve,
-      usableBytes: total - reserve,
-      limitedBy: 'host',
-      ...(mac ? { swap: { totalBytes: 0, deviceKind: 'none' as const }, bandwidthGBs: null } : {}),
-    }
-    changes.push(assumedRam === undefined ? `ram=${ramGiB}GiB` : assumedRamChange(ramGiB))
-    if (assumedRam !== undefined) {
-      notes.push(
-        `RAM of the planned node assumed, not this machine's: ${ramGiB} GiB (twice the GPUs' memory, at least 32 GiB). Offload and the data cache follow it: pass --ram GiB with the real size.`,
-      )
-    }
-    gpus = gpus.map((gpu) =>
-      gpu.vendor === 'apple' && gpu.unifiedMemory
-        ? withVram(gpu, appleWorkingSetBytes(total, {}).bytes)
-        : gpu,
+  if (ramGiB === undefined) return { memory: detected, gpus: devices.gpus }
+  const total = Math.round(ramGiB * GIB)
+  const reserve = osReserveBytes(total)
+  const memory = {
+    ...detected,
+    totalBytes: total,
+    availableBytes: total - reserve,
+    osReserveBytes: reserve,
+    usableBytes: total - reserve,
+    limitedBy: 'host' as const,
+    ...(mac ? { swap: { totalBytes: 0, deviceKind: 'none' as const }, bandwidthGBs: null } : {}),
+  }
+  log.changes.push(assumedRam === undefined ? `ram=${ramGiB}GiB` : assumedRamChange(ramGiB))
+  if (assumedRam !== undefined) {
+    log.notes.push(
+      `RAM of the planned node assumed, not this machine's: ${ramGiB} GiB (twice the GPUs' memory, at least 32 GiB). Offload and the data cache follow it: pass --ram GiB with the real size.`,
     )
-    if (mac) {
-      const workingSet = appleWorkingSetBytes(total, {}).bytes
-      notes.push(
-        `What-if Mac: ${formatBytes(total)} of unified memory (${overrides.ramGiB === undefined ? `the largest ${mac.name} offers; --ram sets the Mac's` : 'as given'}), of which the GPU may use its Metal working set, ${formatBytes(workingSet)} (${total <= 36 * GIB ? '2/3' : '3/4'} of RAM, macOS's default recommendedMaxWorkingSetSize).`,
-      )
-    }
   }
-
-  let cpu = profile.cpu
-  if (whatIf !== null || overrides.cpus !== undefined) {
-    const planned =
-      whatIf === null
-        ? sameCpuScaled(profile.cpu, overrides.cpus as number, overrides.physicalCores)
-        : whatIfCpu(whatIf.entry, whatIf.count, overrides.cpus, overrides.physicalCores)
-    cpu = {
-      ...profile.cpu,
-      ...(whatIf === null ? {} : { brand: 'unknown (planned node)', baseGHz: null, boostGHz: null }),
-      ...(mac ? macCpu(mac) : {}),
-      physicalCores: planned.physical,
-      logicalCores: planned.logical,
-      usableCores: planned.logical,
-    }
-    changes.push(planned.change)
-    notes.push(planned.note)
+  const gpus = devices.gpus.map((gpu) =>
+    gpu.vendor === 'apple' && gpu.unifiedMemory ? withVram(gpu, appleWorkingSetBytes(total, {}).bytes) : gpu,
+  )
+  if (mac) {
+    const workingSet = appleWorkingSetBytes(total, {}).bytes
+    log.notes.push(
+      `What-if Mac: ${formatBytes(total)} of unified memory (${overrides.ramGiB === undefined ? `the largest ${mac.name} offers; --ram sets the Mac's` : 'as given'}), of which the GPU may use its Metal working set, ${formatBytes(workingSet)} (${total <= 36 * GIB ? '2/3' : '3/4'} of RAM, macOS's default recommendedMaxWorkingSetSize).`,
+    )
   }
+  return { memory, gpus }
+}
 
-  if (overrides.vramGiB !== undefined) {
-    if (gpus.length === 0) {
-      throw new RigfitError(
-        'usage',
-        'E_OVERRIDE',
-        '--vram sets the memory of the GPUs, but this profile has none.',
-        {
-          suggestion: 'Add a GPU: --gpu "RTX 3060 12GB" (and --gpus N for several).',
-        },
-      )
-    }
-    gpus = gpus.map((gpu) => withVram(gpu, Math.round((overrides.vramGiB as number) * GIB)))
-    changes.push(`vram=${overrides.vramGiB}GiB`)
-    notes.push(`VRAM set to ${formatBytes(Math.round(overrides.vramGiB * GIB))} per GPU by override.`)
+/** The CPU of the planned node: `--cpus` on this machine's CPU, or the what-if node's (a Mac's own). */
+function overriddenCpu(
+  detected: HardwareProfile['cpu'],
+  overrides: ProfileOverrides,
+  whatIf: WhatIfGpus | null,
+  mac: GpuCatalogEntry | null,
+  log: OverrideLog,
+): HardwareProfile['cpu'] {
+  if (whatIf === null && overrides.cpus === undefined) return detected
+  const planned =
+    whatIf === null
+      ? sameCpuScaled(detected, overrides.cpus as number, overrides.physicalCores)
+      : whatIfCpu(whatIf.entry, whatIf.count, overrides.cpus, overrides.physicalCores)
+  log.changes.push(planned.change)
+  log.notes.push(planned.note)
+  return {
+    ...detected,
+    ...(whatIf === null ? {} : { brand: 'unknown (planned node)', baseGHz: null, boostGHz: null }),
+    ...(mac ? macCpu(mac) : {}),
+    physicalCores: planned.physical,
+    logicalCores: planned.logical,
+    usableCores: planned.logical,
   }
+}
 
+/** `--vram`: every GPU's memory. */
+function overriddenVram(gpus: Gpu[], vramGiB: number | undefined, log: OverrideLog): Gpu[] {
+  if (vramGiB === undefined) return gpus
+  if (gpus.length === 0) {
+    throw new RigfitError(
+      'usage',
+      'E_OVERRIDE',
+      '--vram sets the memory of the GPUs, but this profile has none.',
+      {
+        suggestion: 'Add a GPU: --gpu "RTX 3060 12GB" (and --gpus N for several).',
+      },
+    )
+  }
+  log.changes.push(`vram=${vramGiB}GiB`)
+  log.notes.push(`VRAM set to ${formatBytes(Math.round(vramGiB * GIB))} per GPU by override.`)
+  return gpus.map((gpu) => withVram(gpu, Math.round(vramGiB * GIB)))
+}
+
+/** The what-if profile: the overridden parts, and for another GPU another node (power, thermals, host). */
+function whatIfNode(
+  profile: HardwareProfile,
+  overrides: ProfileOverrides,
+  node: {
+    mac: GpuCatalogEntry | null
+    cpu: HardwareProfile['cpu']
+    memory: HardwareProfile['memory']
+    gpus: Gpu[]
+    interconnect: HardwareProfile['interconnect']
+  },
+  log: OverrideLog,
+): HardwareProfile {
+  const { mac, gpus } = node
   const oldGpuWatts = sumWatts(profile.gpus)
   const cpuWatts =
     profile.power.tdpBudgetWatts === null ? null : Math.max(0, profile.power.tdpBudgetWatts - oldGpuWatts)
@@ -272,12 +351,12 @@ export function applyOverrides(
   return HardwareProfile.parse({
     ...profile,
     source: 'what-if',
-    overrides: [...profile.overrides, ...changes],
+    overrides: [...profile.overrides, ...log.changes],
     ...(mac ? macHost(profile) : {}),
-    cpu,
-    memory,
+    cpu: node.cpu,
+    memory: node.memory,
     gpus,
-    interconnect,
+    interconnect: node.interconnect,
     // Another GPU is another node: its disks, container limits, battery and temperatures are not this machine's,
     // and the plan does not guess them.
     ...(overrides.gpu === undefined ? {} : anotherNode(mac ? macHost(profile).host : profile.host)),
@@ -290,7 +369,7 @@ export function applyOverrides(
       ...(overrides.gpu === undefined ? profile.thermal : UNKNOWN_THERMAL),
       gpuTempsC: gpus.map((gpu) => gpu.temperatureC),
     },
-    notes: [...profile.notes.filter((note) => !note.startsWith('No GPU found')), ...notes],
+    notes: [...profile.notes.filter((note) => !note.startsWith('No GPU found')), ...log.notes],
   })
 }
 

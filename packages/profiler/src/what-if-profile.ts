@@ -39,15 +39,36 @@ export function whatIfProfile(
   const vramGiB = overrides.vramGiB ?? (entry ? entry.vramGB / (entry.devicesPerBoard ?? 1) : 0)
   const ramGiB =
     overrides.ramGiB ?? (entry && mac ? entry.vramGB : assumedHostRamGiB(vramGiB, overrides.gpus ?? 1))
-  const total = Math.round(ramGiB * GIB)
-  const reserve = osReserveBytes(total)
   const hostCpu = whatIfCpu(null, 0, undefined, undefined)
-  const blank: HardwareProfile = {
+  const cpuAssumed = !entry && overrides.cpus === undefined
+  const blank = assumedHost(Math.round(ramGiB * GIB), hostCpu, {
+    overrides: cpuAssumed ? [hostCpu.change] : [],
+    notes: [
+      ...(mac || overrides.ramGiB === undefined ? [] : [`Host: ${ramGiB} GiB RAM (as given).`]),
+      ...(cpuAssumed ? [hostCpu.note] : []),
+    ],
+  })
+  return applyOverrides(
+    blank,
+    // An assumed RAM is applyOverrides' to make (and to mark as assumed): only a given one is passed on.
+    { ...overrides, ...(entry ? { gpu: entry } : {}) },
+    catalog,
+  )
+}
+
+/** A host nothing is known of but its RAM and assumed CPU: no GPUs, disks, network or battery. */
+function assumedHost(
+  total: number,
+  hostCpu: { physical: number; logical: number },
+  said: { overrides: string[]; notes: string[] },
+): HardwareProfile {
+  const reserve = osReserveBytes(total)
+  return {
     schemaVersion: HARDWARE_PROFILE_SCHEMA_VERSION,
     createdAt: new Date().toISOString(),
     rigfitVersion: RIGFIT_VERSION,
     source: 'what-if',
-    overrides: entry || overrides.cpus !== undefined ? [] : [hostCpu.change],
+    overrides: said.overrides,
     host: {
       hostname: 'what-if',
       platform: 'unknown',
@@ -88,16 +109,7 @@ export function whatIfProfile(
     power: { batteryPresent: false, onBattery: false, acOnline: null, percent: null, tdpBudgetWatts: null },
     thermal: { cpuTempC: null, gpuTempsC: [], throttlingRisk: 'unknown' },
     benchmark: { ran: false, ms: null, notes: [] },
-    notes: [
-      ...(mac || overrides.ramGiB === undefined ? [] : [`Host: ${ramGiB} GiB RAM (as given).`]),
-      ...(entry || overrides.cpus !== undefined ? [] : [hostCpu.note]),
-    ],
+    notes: said.notes,
     probes: [],
   }
-  return applyOverrides(
-    blank,
-    // An assumed RAM is applyOverrides' to make (and to mark as assumed): only a given one is passed on.
-    { ...overrides, ...(entry ? { gpu: entry } : {}) },
-    catalog,
-  )
 }

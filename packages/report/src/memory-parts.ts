@@ -1,25 +1,9 @@
-import type { MemoryBreakdown } from '@rigfit/core'
+import { MEMORY_PARTS, type MemoryBreakdown, type MemoryPart } from '@rigfit/core'
 import { toGiB } from './units.js'
 
-/**
- * The parts a device's memory is drawn in, bottom to top. The six terms are what training allocates; "allocator
- * reserve" is what the caching allocator holds beyond the peak (reserved − peak allocated); the CUDA context and
- * NCCL's buffers come on top. The terms are not all held at once (the peak is the largest simultaneous sum), so their stack can pass
- * the total that nvidia-smi would show, which is drawn as its own tick.
- */
-export const MEMORY_PARTS = [
-  ['weights', 'weights'],
-  ['gradients', 'gradients'],
-  ['optimizer', 'optimizer states'],
-  ['activations', 'activations'],
-  ['logits', 'logits and loss'],
-  ['other', 'other (buffers, temporaries)'],
-  ['reserve', 'allocator reserve'],
-  ['cudaContext', 'CUDA context'],
-  ['communication', 'NCCL buffers'],
-] as const
-
-export type MemoryPart = (typeof MEMORY_PARTS)[number][0]
+// The parts and their words are core's, shared with the CLI. The terms are not all held at once (the peak is the
+// largest simultaneous sum), so their stack can pass the total that nvidia-smi would show, drawn as its own tick.
+export { MEMORY_PARTS, type MemoryPart }
 
 export function partBytes(memory: MemoryBreakdown, part: MemoryPart): number {
   return part === 'reserve' ? Math.max(0, memory.reserved - memory.peakAllocated) : memory[part]

@@ -1,4 +1,4 @@
-import { Flags } from '@oclif/core'
+import { Flags, type Interfaces } from '@oclif/core'
 import {
   assertSaneMemory,
   CLOUD_PRESETS,
@@ -7,11 +7,11 @@ import {
   estimate,
   fitVerdict,
   formatStackRef,
-  hasFlashAttention,
   listModels,
   type ModelSpec,
   Precision,
   parseGiB,
+  pinWarnings,
   RigfitError,
   resolveLoraTargets,
   resolveStack,
@@ -182,17 +182,7 @@ export default class Estimate extends RigfitCommand {
     )
     const seq = required(flags.seq, '--seq', '2048')
     const microBatch = required(flags['micro-batch'], '--micro-batch', '1')
-    const warnings: string[] = []
-    if (seq > model.maxPositions) {
-      const message = `--seq ${seq} is longer than the ${model.maxPositions} positions ${model.id} was built for`
-      if (model.positions === 'learned') {
-        throw new RigfitError('usage', 'E_USAGE', `${message}; its position table has no rows beyond that.`, {
-          suggestion: `Use --seq ${model.maxPositions} or less.`,
-        })
-      }
-      warnings.push(`${message}; RoPE models need position scaling to train well beyond it.`)
-    }
-
+    const warnings = positionWarnings(model, seq)
     const lora = parseLora(model, flags['lora-rank'], flags['lora-targets'], flags['lora-dropout'])
     if (flags.quant !== 'none' && !lora) {
       throw new RigfitError(
@@ -221,45 +211,14 @@ export default class Estimate extends RigfitCommand {
     )
     const device = context?.device ?? null
     if (context) warnings.push(...contextNotes(context, ramBytes))
-    if (device && flags.precision.startsWith('bf16') && !device.bf16) {
-      warnings.push(
-        `${device.name} has no native bfloat16; use --precision fp16-mixed (the estimate uses its fp32 rate).`,
-      )
-    }
-    if (device && flags.attention === 'flash' && device.kind === 'cuda' && !hasFlashAttention(device)) {
-      warnings.push(
-        `FlashAttention 2 needs compute capability 8.0 or newer; ${device.name} runs sdpa's memory-efficient kernel instead (same memory).`,
-      )
+    if (device) {
+      const pinned = { precision: flags.precision, attention: flags.attention }
+      warnings.push(...pinWarnings(pinned, device).map((warning) => warning.message))
     }
 
     // The one path from what a user types to the estimate: validation rows go through it too.
-    const gpus = context?.gpus ?? flags.gpus ?? 1
     const stack = stackFromFlag(flags.stack)
-    const request: UserEstimateRequest = {
-      model,
-      device,
-      settings: {
-        seq,
-        microBatch,
-        gradAccum: flags['grad-accum'],
-        precision: flags.precision,
-        optimizer: flags.optimizer,
-        gradCheckpointing: flags['grad-ckpt'],
-        ...(flags.attention === undefined ? {} : { attention: flags.attention }),
-        gpus,
-        nodes: flags.nodes,
-        interconnect: context?.interconnect ?? (gpus * flags.nodes > 1 ? 'unknown' : 'none'),
-        sharding: flags.sharding,
-        offload: flags.offload,
-        lora,
-        quant: flags.quant,
-        ...(flags['fused-optimizer'] === undefined ? {} : { fusedOptimizer: flags['fused-optimizer'] }),
-        ...(flags.tf32 === undefined ? {} : { tf32: flags.tf32 }),
-        ...(flags.compile === undefined ? {} : { compile: flags.compile }),
-      },
-      stack: resolveStack(stack.ref).mechanisms,
-      overrides: stackInput(flags),
-    }
+    const request = estimateRequest(flags, { model, seq, microBatch, lora, context, stack })
     const input = userEstimateInput(request)
     const result = estimate(input)
     assertSaneMemory(result.perDevice.total, 'this configuration')
@@ -277,20 +236,16 @@ export default class Estimate extends RigfitCommand {
     const final: EstimateResult = { ...judged, stack: formatStackRef(stack.ref) }
     warnings.push(...stackNotes(stack, request, judged, input, vramBytes))
 
-    if (!this.jsonEnabled()) {
-      const color = this.colorEnabled
-      const paint = (code: string) => (text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
-      this.writeOut(
-        renderEstimate(
-          input,
-          final,
-          { bold: paint('1'), dim: paint('2'), good: paint('32'), bad: paint('31') },
-          warnings,
-        ),
-      )
-    }
+    if (!this.jsonEnabled()) this.printEstimate(input, final, warnings)
     if (flags.report) await writeEstimateReport(flags.report, flags.force, input, final, this.config.version)
     return final
+  }
+
+  private printEstimate(input: EstimateInput, final: EstimateResult, warnings: string[]): void {
+    const color = this.colorEnabled
+    const paint = (code: string) => (text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text)
+    const style = { bold: paint('1'), dim: paint('2'), good: paint('32'), bad: paint('31') }
+    this.writeOut(renderEstimate(input, final, style, warnings))
   }
 
   private listModels(): { models: Pick<ModelSpec, 'id' | 'name' | 'modelType'>[] } {
@@ -322,6 +277,59 @@ function contextNotes(context: EstimateContext, ramBytes: number | undefined): s
     notes.push(`${device.name}: ${context.assumedFigures.join(', ')} assumed; the catalog has no figure.`)
   }
   return notes
+}
+
+/** A sequence past the model's positions: refused for a learned position table, a warning for RoPE. */
+function positionWarnings(model: ModelSpec, seq: number): string[] {
+  if (seq <= model.maxPositions) return []
+  const message = `--seq ${seq} is longer than the ${model.maxPositions} positions ${model.id} was built for`
+  if (model.positions === 'learned') {
+    throw new RigfitError('usage', 'E_USAGE', `${message}; its position table has no rows beyond that.`, {
+      suggestion: `Use --seq ${model.maxPositions} or less.`,
+    })
+  }
+  return [`${message}; RoPE models need position scaling to train well beyond it.`]
+}
+
+/** The estimate as the user typed it: the flags' settings on the device and link the context resolved. */
+function estimateRequest(
+  flags: Interfaces.InferredFlags<typeof Estimate.flags>,
+  typed: {
+    model: ModelSpec
+    seq: number
+    microBatch: number
+    lora: UserEstimateRequest['settings']['lora']
+    context: EstimateContext | null
+    stack: ReturnType<typeof stackFromFlag>
+  },
+): UserEstimateRequest {
+  const { model, seq, microBatch, lora, context } = typed
+  const gpus = context?.gpus ?? flags.gpus ?? 1
+  return {
+    model,
+    device: context?.device ?? null,
+    settings: {
+      seq,
+      microBatch,
+      gradAccum: flags['grad-accum'],
+      precision: flags.precision,
+      optimizer: flags.optimizer,
+      gradCheckpointing: flags['grad-ckpt'],
+      ...(flags.attention === undefined ? {} : { attention: flags.attention }),
+      gpus,
+      nodes: flags.nodes,
+      interconnect: context?.interconnect ?? (gpus * flags.nodes > 1 ? 'unknown' : 'none'),
+      sharding: flags.sharding,
+      offload: flags.offload,
+      lora,
+      quant: flags.quant,
+      ...(flags['fused-optimizer'] === undefined ? {} : { fusedOptimizer: flags['fused-optimizer'] }),
+      ...(flags.tf32 === undefined ? {} : { tf32: flags.tf32 }),
+      ...(flags.compile === undefined ? {} : { compile: flags.compile }),
+    },
+    stack: resolveStack(typed.stack.ref).mechanisms,
+    overrides: stackInput(flags),
+  }
 }
 
 function required<T>(value: T | undefined, flag: string, example: string): T {

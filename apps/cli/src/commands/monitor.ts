@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { Errors, Flags } from '@oclif/core'
+import { Errors, Flags, type Interfaces } from '@oclif/core'
 import { Precision, RigfitError, type TrainingPlan } from '@rigfit/core'
 import { readPlanFile, requireExportManifest } from '@rigfit/exporters'
 import {
@@ -242,6 +242,22 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
     const plan: TrainingPlan | null = flags.plan
       ? await readPlanFile(flags.plan, inputTimeoutMs(flags))
       : (configs?.manifest.exports[0]?.plan ?? null)
+    const options = this.monitorOptions(flags, { command, plan, configs })
+    // A report that could not be written is refused before the run, not after it.
+    if (flags.report) await checkReportTarget(flags.report, flags.force)
+    const result = await runMonitor(options, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      color: this.colorEnabled && process.stderr.isTTY === true,
+    })
+    await this.afterRun(flags, options, result)
+  }
+
+  /** What `runMonitor` is told: the trainer's command, the plan and configs, limits, actions and the view. */
+  private monitorOptions(
+    flags: Interfaces.InferredFlags<typeof Monitor.flags>,
+    run: Pick<MonitorOptions, 'command' | 'plan' | 'configs'>,
+  ): MonitorOptions {
     const view: ViewMode = flags.json
       ? 'json'
       : flags.quiet
@@ -249,14 +265,14 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
         : process.stderr.isTTY
           ? 'live'
           : 'plain'
-    const options: MonitorOptions = {
+    return {
       ...D,
-      command,
+      command: run.command,
       cwd: process.cwd(),
       env: process.env,
-      plan,
+      plan: run.plan,
       planPath: flags.plan ? resolve(flags.plan) : null,
-      configs,
+      configs: run.configs,
       overrides: {
         ...(flags['micro-batch'] !== undefined ? { microBatch: flags['micro-batch'] } : {}),
         ...(flags['grad-accum'] !== undefined ? { gradAccum: flags['grad-accum'] } : {}),
@@ -298,13 +314,15 @@ Each launch gets RIGFIT_ATTEMPT, RIGFIT_PLAN_FILE (a rewritten copy of the plan 
       sysfsRoot: process.env.RIGFIT_SYSFS_ROOT ?? D.sysfsRoot,
       procRoot: process.env.RIGFIT_PROC_ROOT ?? D.procRoot,
     }
-    // A report that could not be written is refused before the run, not after it.
-    if (flags.report) await checkReportTarget(flags.report, flags.force)
-    const result = await runMonitor(options, {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      color: this.colorEnabled && process.stderr.isTTY === true,
-    })
+  }
+
+  /** After the run: learn its speed, write the report, and exit as the run did (or as the monitor stopped it). */
+  private async afterRun(
+    flags: Interfaces.InferredFlags<typeof Monitor.flags>,
+    options: MonitorOptions,
+    result: Awaited<ReturnType<typeof runMonitor>>,
+  ): Promise<void> {
+    const { plan } = options
     const learned = !flags.calibration
       ? null
       : await learnFromRun(this, {

@@ -1,4 +1,10 @@
-import { type EstimateInput, type EstimateResult, modelOriginRows } from '@rigfit/core'
+import {
+  type EstimateInput,
+  type EstimateResult,
+  MEMORY_TERMS,
+  memoryPartLabel,
+  modelOriginRows,
+} from '@rigfit/core'
 import { fmtCount, gib as formatGib, grouped } from './format.js'
 
 export interface Paint {
@@ -10,15 +16,6 @@ export interface Paint {
 
 const gib = (bytes: number) => formatGib(bytes, 2)
 const number = (n: number) => grouped(Math.round(n))
-
-const TERMS: [keyof EstimateResult['perDevice'], string][] = [
-  ['weights', 'weights'],
-  ['gradients', 'gradients'],
-  ['optimizer', 'optimizer states'],
-  ['activations', 'activations'],
-  ['logits', 'logits and loss'],
-  ['other', 'other (buffers, temporaries)'],
-]
 
 function settingsLine(input: EstimateInput): string {
   const parts = [
@@ -65,9 +62,9 @@ export function renderEstimate(
   lines.push('')
 
   const d = result.perDevice
-  const largest = TERMS.reduce((best, term) => (d[term[0]] > d[best[0]] ? term : best))
+  const largest = MEMORY_TERMS.reduce((best, term) => (d[term[0]] > d[best[0]] ? term : best))
   lines.push(paint.bold('Memory per device'))
-  for (const [key, label] of TERMS) {
+  for (const [key, label] of MEMORY_TERMS) {
     const mark = key === largest[0] ? paint.bold('  ◀ largest') : ''
     lines.push(`  ${label.padEnd(30)} ${gib(d[key]).padStart(12)}${mark}`)
   }
@@ -79,8 +76,9 @@ export function renderEstimate(
     lines.push(
       `  ${'  of which releasable cache'.padEnd(30)} ${gib(d.releasable).padStart(12)}  ${paint.dim('freed activation blocks the optimizer step cannot use; released when the GPU fills')}`,
     )
-  lines.push(`  ${'CUDA context'.padEnd(30)} ${gib(d.cudaContext).padStart(12)}`)
-  if (d.communication > 0) lines.push(`  ${'NCCL buffers'.padEnd(30)} ${gib(d.communication).padStart(12)}`)
+  lines.push(`  ${memoryPartLabel('cudaContext').padEnd(30)} ${gib(d.cudaContext).padStart(12)}`)
+  if (d.communication > 0)
+    lines.push(`  ${memoryPartLabel('communication').padEnd(30)} ${gib(d.communication).padStart(12)}`)
   lines.push(
     `  ${paint.bold('total (as nvidia-smi shows)'.padEnd(30))} ${paint.bold(gib(d.total).padStart(12))}`,
   )

@@ -100,76 +100,18 @@ export function renderAdviceList(items: ReturnType<typeof collectAdvice>, total:
 
 /** One plan in full, for `rigfit plan`. */
 export function renderPlan(plan: TrainingPlan): string {
-  const s = plan.settings
   const m = plan.memory.perDevice
-  const largest = (['weights', 'gradients', 'optimizer', 'activations', 'logits', 'other'] as const).reduce(
-    (a, b) => (m[a] >= m[b] ? a : b),
-  )
-  const mem = (
-    [
-      'weights',
-      'gradients',
-      'optimizer',
-      'activations',
-      'logits',
-      'other',
-      'cudaContext',
-      'communication',
-    ] as const
-  )
-    .filter((key) => key !== 'communication' || m[key] > 0)
-    .map((key) => [`  ${key}`, gib(m[key], 2) + (key === largest ? '  <- largest' : '')])
   const lines = [
     `${plan.mode.toUpperCase()} plan for ${plan.hardware.summary}`,
     `${plan.workload.description}`,
     '',
-    table([
-      [
-        'Model',
-        `${plan.model.name}: ${plan.model.layers} layers x ${plan.model.hidden} hidden, ${plan.model.heads} heads (${plan.model.kvHeads} kv), vocab ${plan.model.vocab}`,
-      ],
-      ...modelOriginRows(plan.model),
-      ['Parameters', `${fmtCount(plan.params.total)} total, ${fmtCount(plan.params.trainable)} trainable`],
-      [
-        'Method',
-        s.method +
-          (s.lora ? ` (rank ${s.lora.rank} on ${s.lora.targets.join(',')})` : '') +
-          (s.quant !== 'none' ? `, ${s.quant} base` : ''),
-      ],
-      [
-        'Device',
-        `${s.device}${s.gpus > 0 ? ` x ${s.gpus}` : ''}${s.nodes > 1 ? ` x ${s.nodes} nodes` : ''}, strategy ${s.strategy}, backend ${s.backend}`,
-      ],
-      [
-        'Batch',
-        `micro-batch ${s.microBatch} x accumulation ${s.gradAccum}${s.gpus > 1 ? ` x ${s.gpus} GPUs` : ''}${s.nodes > 1 ? ` x ${s.nodes} nodes` : ''} = ${s.effectiveBatch} sequences of ${s.seq} tokens`,
-      ],
-      ['Precision', `${s.precision}${s.tf32 ? ', TF32 matmuls' : ''}`],
-      ['Optimizer', `${s.optimizer}${s.fusedOptimizer ? ' (fused)' : ''}, lr ${s.learningRate}`],
-      [
-        'Memory saving',
-        `checkpointing ${s.gradCheckpointing ? 'on' : 'off'}, attention ${s.attention}, sharding ${s.sharding}, offload ${s.offload}`,
-      ],
-      ['Compile', s.compile.enabled ? `torch.compile (${s.compile.mode})` : 'off'],
-      [
-        'Data loading',
-        `${s.dataloader.workers} workers, pin memory ${s.dataloader.pinMemory ? 'on' : 'off'}, prefetch ${s.dataloader.prefetchFactor ?? '-'}; ${s.threads} threads; cudnn.benchmark ${s.cudnnBenchmark ? 'on' : 'off'}`,
-      ],
-    ]),
+    table(settingRows(plan)),
     '',
     `Memory per device: ${gib(m.total)} of ${gib(plan.memory.capacityBytes)} (${Math.round(plan.memory.usedFraction * 100)}%, budget ${Math.round(plan.memory.budgetFraction * 100)}%)`,
-    table(mem),
+    table(memoryRows(m)),
     `  peak allocated ${gib(m.peakAllocated, 2)}, reserved ${gib(m.reserved, 2)}${m.releasable > 0 ? ` (${gib(m.releasable, 2)} of it cache released when the GPU fills)` : ''}${plan.memory.hostBytes > 0 ? `; host RAM ${gib(plan.memory.hostBytes, 2)}` : ''}`,
     '',
-    `Speed (${speedLabel(plan)}${speedCorrection(plan)}): ${fmtCount(plan.throughput.tokensPerSecond)} tokens/s (${fmtCount(plan.throughput.tokensPerSecondPerDevice)} per device), ${plan.throughput.stepSeconds.toFixed(2)} s per step, MFU ${(plan.throughput.mfu * 100).toFixed(0)}%`,
-    `Tokens: ${fmtCount(plan.tokens.budget)} (${plan.tokens.tokensPerParam.toFixed(1)} per parameter; bound by ${plan.tokens.binding}) in ${plan.time.steps} steps`,
-    `Time: ${fmtHours(plan.time.totalHours)}; power ${plan.power.watts} W (${Math.round(plan.power.tdpFraction * 100)}% of TDP), energy ${plan.power.energyKWh.toFixed(2)} kWh${plan.power.psuHeadroomWatts !== null ? `, PSU headroom ${plan.power.psuHeadroomWatts} W` : ''}`,
-    ...(plan.cost
-      ? [
-          `Cost: $${plan.cost.total.toFixed(2)} at $${plan.cost.pricePerHour}/h${plan.cost.nodes > 1 ? ` x ${plan.cost.nodes} nodes` : ''} for ${fmtHours(plan.time.totalHours)}`,
-        ]
-      : []),
-    `Checkpoints: every ${plan.checkpoints.intervalMinutes} min, ${plan.checkpoints.kept} kept x ${gib(plan.checkpoints.sizeBytes)}; disk needed ${gib(plan.checkpoints.diskNeededBytes)}${plan.checkpoints.diskFreeBytes !== null ? ` of ${gib(plan.checkpoints.diskFreeBytes)} free` : ''}`,
+    ...runLines(plan),
   ]
   if (plan.placement) {
     lines.push('', 'Placement:', ...plan.placement.map((d) => `  GPU ${d.device}: ${d.models.join(', ')}`))
@@ -192,6 +134,80 @@ export function renderPlan(plan: TrainingPlan): string {
   )
   lines.push('', 'Why: `rigfit explain <setting>` shows the rules and facts behind each setting.')
   return lines.join('\n')
+}
+
+/** The settings table: model, parameters, method, devices, batch, precision, optimizer, memory levers, loader. */
+function settingRows(plan: TrainingPlan): string[][] {
+  const s = plan.settings
+  return [
+    [
+      'Model',
+      `${plan.model.name}: ${plan.model.layers} layers x ${plan.model.hidden} hidden, ${plan.model.heads} heads (${plan.model.kvHeads} kv), vocab ${plan.model.vocab}`,
+    ],
+    ...modelOriginRows(plan.model),
+    ['Parameters', `${fmtCount(plan.params.total)} total, ${fmtCount(plan.params.trainable)} trainable`],
+    [
+      'Method',
+      s.method +
+        (s.lora ? ` (rank ${s.lora.rank} on ${s.lora.targets.join(',')})` : '') +
+        (s.quant !== 'none' ? `, ${s.quant} base` : ''),
+    ],
+    [
+      'Device',
+      `${s.device}${s.gpus > 0 ? ` x ${s.gpus}` : ''}${s.nodes > 1 ? ` x ${s.nodes} nodes` : ''}, strategy ${s.strategy}, backend ${s.backend}`,
+    ],
+    [
+      'Batch',
+      `micro-batch ${s.microBatch} x accumulation ${s.gradAccum}${s.gpus > 1 ? ` x ${s.gpus} GPUs` : ''}${s.nodes > 1 ? ` x ${s.nodes} nodes` : ''} = ${s.effectiveBatch} sequences of ${s.seq} tokens`,
+    ],
+    ['Precision', `${s.precision}${s.tf32 ? ', TF32 matmuls' : ''}`],
+    ['Optimizer', `${s.optimizer}${s.fusedOptimizer ? ' (fused)' : ''}, lr ${s.learningRate}`],
+    [
+      'Memory saving',
+      `checkpointing ${s.gradCheckpointing ? 'on' : 'off'}, attention ${s.attention}, sharding ${s.sharding}, offload ${s.offload}`,
+    ],
+    ['Compile', s.compile.enabled ? `torch.compile (${s.compile.mode})` : 'off'],
+    [
+      'Data loading',
+      `${s.dataloader.workers} workers, pin memory ${s.dataloader.pinMemory ? 'on' : 'off'}, prefetch ${s.dataloader.prefetchFactor ?? '-'}; ${s.threads} threads; cudnn.benchmark ${s.cudnnBenchmark ? 'on' : 'off'}`,
+    ],
+  ]
+}
+
+/** The memory terms per device, the largest marked; NCCL's buffers only where there are any. */
+function memoryRows(m: TrainingPlan['memory']['perDevice']): string[][] {
+  const largest = (['weights', 'gradients', 'optimizer', 'activations', 'logits', 'other'] as const).reduce(
+    (a, b) => (m[a] >= m[b] ? a : b),
+  )
+  return (
+    [
+      'weights',
+      'gradients',
+      'optimizer',
+      'activations',
+      'logits',
+      'other',
+      'cudaContext',
+      'communication',
+    ] as const
+  )
+    .filter((key) => key !== 'communication' || m[key] > 0)
+    .map((key) => [`  ${key}`, gib(m[key], 2) + (key === largest ? '  <- largest' : '')])
+}
+
+/** Speed, tokens, time and power, cost, checkpoints. */
+function runLines(plan: TrainingPlan): string[] {
+  return [
+    `Speed (${speedLabel(plan)}${speedCorrection(plan)}): ${fmtCount(plan.throughput.tokensPerSecond)} tokens/s (${fmtCount(plan.throughput.tokensPerSecondPerDevice)} per device), ${plan.throughput.stepSeconds.toFixed(2)} s per step, MFU ${(plan.throughput.mfu * 100).toFixed(0)}%`,
+    `Tokens: ${fmtCount(plan.tokens.budget)} (${plan.tokens.tokensPerParam.toFixed(1)} per parameter; bound by ${plan.tokens.binding}) in ${plan.time.steps} steps`,
+    `Time: ${fmtHours(plan.time.totalHours)}; power ${plan.power.watts} W (${Math.round(plan.power.tdpFraction * 100)}% of TDP), energy ${plan.power.energyKWh.toFixed(2)} kWh${plan.power.psuHeadroomWatts !== null ? `, PSU headroom ${plan.power.psuHeadroomWatts} W` : ''}`,
+    ...(plan.cost
+      ? [
+          `Cost: $${plan.cost.total.toFixed(2)} at $${plan.cost.pricePerHour}/h${plan.cost.nodes > 1 ? ` x ${plan.cost.nodes} nodes` : ''} for ${fmtHours(plan.time.totalHours)}`,
+        ]
+      : []),
+    `Checkpoints: every ${plan.checkpoints.intervalMinutes} min, ${plan.checkpoints.kept} kept x ${gib(plan.checkpoints.sizeBytes)}; disk needed ${gib(plan.checkpoints.diskNeededBytes)}${plan.checkpoints.diskFreeBytes !== null ? ` of ${gib(plan.checkpoints.diskFreeBytes)} free` : ''}`,
+  ]
 }
 
 /** What a plan's speed is: "measured on this machine" (calibration records of its settings) or "predicted". */

@@ -13,6 +13,12 @@ export * as ESTIMATE_CONSTANTS from './constants.js'
 export { cudaContextBytes, deviceFromCatalogEntry, devicePeakTflops } from './device.js'
 export { type EstimateTuning, estimate, SHIPPED_TUNING } from './estimate.js'
 export { type FlopsOptions, flopsPerToken, matmulParamsPerToken } from './flops.js'
+export {
+  MEMORY_PARTS,
+  MEMORY_TERMS,
+  type MemoryPart,
+  memoryPartLabel,
+} from './memory-parts.js'
 export { adafactorStateElements, optimizerStateBytes } from './optimizer.js'
 export { type BandBasis, bandPath, PARENT_KIND } from './run-kinds.js'
 export { type InterconnectKind, scalingEfficiency } from './scaling.js'

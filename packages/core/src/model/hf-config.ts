@@ -183,66 +183,17 @@ function biasOf(reader: ConfigReader, modelType: string, fallback: ModelSpec['bi
  * unusable field is a RigfitError naming it. `source` names the file in messages and becomes the spec's id.
  */
 export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new RigfitError('input', 'E_MODEL_CONFIG', `${source}: a model config must be a JSON object`, {
-      suggestion: 'Pass the config.json of a Hugging Face model (the file next to its weights).',
-    })
-  }
-  let config = json as Json
-  // Multimodal wrappers (Gemma 3, LLaVA, ...) keep the language model's numbers in text_config.
-  const text = new ConfigReader(config, source).object('text_config')
-  if (text && !FIELDS.hidden.some((name) => name in config))
-    config = { ...text, model_type: text.model_type ?? config.model_type }
-  let reader: ConfigReader = new ConfigReader(config, source)
-
-  const modelType = reader.string('model_type')
-  if (modelType === undefined) {
-    reader.fail(
-      'model_type',
-      'is missing',
-      `Add "model_type" (one of ${SUPPORTED_MODEL_TYPES.join(', ')}) to the config.`,
-    )
-  }
-  refuseUnpriceable(config, modelType, source)
-  // Keys the file omits take the model type's Transformers defaults, as from_pretrained reads them.
-  reader = new ConfigReader(withConfigDefaults(config, modelType, DEFAULT_ALIASES), source)
+  const { reader, modelType } = defaultedReader(json, source)
   const traits = traitsOf(modelType) ?? inferTraits(reader, modelType)
-
-  const hidden = reader.positiveInt(FIELDS.hidden)
-  const layers = reader.positiveInt(FIELDS.layers)
-  const heads = reader.positiveInt(FIELDS.heads)
-  const explicitHeadDim = reader.optionalInt(['head_dim', 'kv_channels'])
-  if (explicitHeadDim === undefined && hidden % heads !== 0) {
-    reader.fail(
-      FIELDS.heads.find((n) => reader.has(n)) ?? 'num_attention_heads',
-      `(${heads}) does not divide the hidden size ${hidden} and no "head_dim" is given`,
-    )
-  }
-  const headDim = explicitHeadDim ?? hidden / heads
-
-  // gpt_bigcode and Falcon-7B say `multi_query: true` instead of giving a key/value head count; Falcon's new decoder
-  // architecture (40B, 180B) ignores it.
-  const multiQuery = reader.flag('multi_query') === true && reader.flag('new_decoder_architecture') !== true
-  const kvHeads = reader.optionalInt(FIELDS.kvHeads) ?? (multiQuery ? 1 : heads)
-  if (heads % kvHeads !== 0)
-    reader.fail('num_key_value_heads', `(${kvHeads}) must divide num_attention_heads (${heads})`)
-
+  const attention = attentionShape(reader)
+  const { hidden } = attention
   const ratio = reader.has('expansion_ratio') ? reader.ratio('expansion_ratio') : traits.ffnRatio
   const ffn =
     reader.optionalInt(FIELDS.ffn) ??
     (ratio === undefined
       ? reader.positiveInt(FIELDS.ffn)
       : reader.derivedInt('expansion_ratio', ratio * hidden))
-
-  const expertCount = reader.optionalInt(FIELDS.experts)
-  let experts: ModelSpec['experts'] = null
-  if (expertCount !== undefined && expertCount > 1) {
-    const topK = reader.positiveInt(FIELDS.topK)
-    if (topK > expertCount)
-      reader.fail('num_experts_per_tok', `(${topK}) exceeds the number of experts (${expertCount})`)
-    experts = { count: expertCount, topK }
-  }
-
+  const experts = expertsOf(reader)
   const attnConfig = reader.object('attn_config')
   const positions: ModelSpec['positions'] =
     attnConfig?.alibi === true || reader.flag('alibi') === true ? 'alibi' : traits.positions
@@ -257,11 +208,11 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
     source: 'config',
     modelType,
     kind: traits.kind,
-    layers,
+    layers: attention.layers,
     hidden,
-    heads,
-    kvHeads,
-    headDim,
+    heads: attention.heads,
+    kvHeads: attention.kvHeads,
+    headDim: attention.headDim,
     ffn,
     vocab: reader.positiveInt(FIELDS.vocab),
     maxPositions: reader.positiveInt(FIELDS.maxPositions),
@@ -287,4 +238,71 @@ function describeValue(value: unknown): string {
   if (typeof value === 'number' && !Number.isFinite(value))
     return 'a number too large to represent (JSON numbers of 1e309 and above read as infinity)'
   return JSON.stringify(value)
+}
+
+/**
+ * A reader of the config's language model (a multimodal wrapper's text_config), with the Transformers defaults
+ * of its model_type for the keys it omits; a config without model_type, or of a type rigfit cannot price, is
+ * refused.
+ */
+function defaultedReader(json: unknown, source: string): { reader: ConfigReader; modelType: string } {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new RigfitError('input', 'E_MODEL_CONFIG', `${source}: a model config must be a JSON object`, {
+      suggestion: 'Pass the config.json of a Hugging Face model (the file next to its weights).',
+    })
+  }
+  let config = json as Json
+  // Multimodal wrappers (Gemma 3, LLaVA, ...) keep the language model's numbers in text_config.
+  const text = new ConfigReader(config, source).object('text_config')
+  if (text && !FIELDS.hidden.some((name) => name in config))
+    config = { ...text, model_type: text.model_type ?? config.model_type }
+  const reader: ConfigReader = new ConfigReader(config, source)
+
+  const modelType = reader.string('model_type')
+  if (modelType === undefined) {
+    reader.fail(
+      'model_type',
+      'is missing',
+      `Add "model_type" (one of ${SUPPORTED_MODEL_TYPES.join(', ')}) to the config.`,
+    )
+  }
+  refuseUnpriceable(config, modelType, source)
+  // Keys the file omits take the model type's Transformers defaults, as from_pretrained reads them.
+  return {
+    reader: new ConfigReader(withConfigDefaults(config, modelType, DEFAULT_ALIASES), source),
+    modelType,
+  }
+}
+
+/** Layers, width and attention heads: query heads divide the width (or a head_dim is given), key/value heads them. */
+function attentionShape(reader: ConfigReader) {
+  const hidden = reader.positiveInt(FIELDS.hidden)
+  const layers = reader.positiveInt(FIELDS.layers)
+  const heads = reader.positiveInt(FIELDS.heads)
+  const explicitHeadDim = reader.optionalInt(['head_dim', 'kv_channels'])
+  if (explicitHeadDim === undefined && hidden % heads !== 0) {
+    reader.fail(
+      FIELDS.heads.find((n) => reader.has(n)) ?? 'num_attention_heads',
+      `(${heads}) does not divide the hidden size ${hidden} and no "head_dim" is given`,
+    )
+  }
+  const headDim = explicitHeadDim ?? hidden / heads
+
+  // gpt_bigcode and Falcon-7B say `multi_query: true` instead of giving a key/value head count; Falcon's new decoder
+  // architecture (40B, 180B) ignores it.
+  const multiQuery = reader.flag('multi_query') === true && reader.flag('new_decoder_architecture') !== true
+  const kvHeads = reader.optionalInt(FIELDS.kvHeads) ?? (multiQuery ? 1 : heads)
+  if (heads % kvHeads !== 0)
+    reader.fail('num_key_value_heads', `(${kvHeads}) must divide num_attention_heads (${heads})`)
+  return { hidden, layers, heads, headDim, kvHeads }
+}
+
+/** A mixture of experts: the expert count and how many each token uses; null for a dense model. */
+function expertsOf(reader: ConfigReader): ModelSpec['experts'] {
+  const expertCount = reader.optionalInt(FIELDS.experts)
+  if (expertCount === undefined || expertCount <= 1) return null
+  const topK = reader.positiveInt(FIELDS.topK)
+  if (topK > expertCount)
+    reader.fail('num_experts_per_tok', `(${topK}) exceeds the number of experts (${expertCount})`)
+  return { count: expertCount, topK }
 }

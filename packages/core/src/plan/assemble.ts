@@ -45,12 +45,64 @@ export interface AssembleInput {
 
 /** Turns the search's winner into a plan: settings, memory, speed, tokens, time, power, checkpoints, advice. */
 export function assemblePlan(input: AssembleInput): TrainingPlan {
-  const { request, reader, budget, devices, compute } = input
+  const { request, reader, compute } = input
   const best = input.ladder.best
-  const { profile, workload, mode } = request
-  const options = request.options
+  const layout = trainingLayout(input)
+  const relaxed = traceSearch({
+    reader,
+    mode: request.mode,
+    workload: request.workload,
+    budget: input.budget,
+    ladder: input.ladder,
+    budgetBytes: layout.budgetBytes,
+    targetEffectiveBatch: input.targetEffectiveBatch,
+    shape: { ...layout.shape, effectiveBatch: layout.effectiveBatch, strategy: layout.strategy },
+    methodOrder: METHOD_ORDER[request.mode],
+    precision: compute.precision,
+  })
+  if (relaxed) input.advice.warnings.push(relaxed)
+  const runtime = runtimeSettings({
+    reader,
+    mode: request.mode,
+    profile: request.profile,
+    devices: input.devices,
+    ranksPerNode: Math.max(1, layout.shape.gpus),
+    compile: compute.compile,
+    quantCompile: compileWithQuant(best.quant, request.options.stackVersions ?? null),
+  })
+  const run = runLength(input, layout, runtime.threads)
+  const schedule = trainingSchedule(input, layout.effectiveBatch, run)
+  const upkeep = powerAndCheckpoints(input, run)
+  const settings = planSettings(input, layout, runtime, schedule)
+  const { warnings, suggestions } = planAdvice({
+    mode: request.mode,
+    profile: request.profile,
+    workload: request.workload,
+    devices: input.devices,
+    best,
+    budget: input.budget,
+    tokens: run.tokens,
+    tokensPerStep: run.tokensPerStep,
+    maxHours: run.maxHours,
+    powerFraction: upkeep.powerFraction,
+    totalHours: run.totalHours,
+    power: upkeep.power,
+    checkpoints: upkeep.checkpoints,
+    effectiveBatch: layout.effectiveBatch,
+    targetEffectiveBatch:
+      request.workload.targetEffectiveBatch ??
+      (request.options.baseBatch ? input.targetEffectiveBatch : null),
+    decisions: request.decisions,
+    generator: input.advice,
+  })
+  return planDocument(input, { layout, run, upkeep, settings, warnings, suggestions })
+}
+
+/** Where the winner runs: its memory budget, the placement of frozen models, the data-parallel shape, strategy. */
+function trainingLayout(input: AssembleInput) {
+  const { devices } = input
+  const best = input.ladder.best
   const gpus = devices.gpus.length
-  const nodes = workload.nodes
   const cpuOnly = devices.kind === 'cpu'
   const budgetBytes = Math.floor(devices.capacityBytes * input.memoryFraction)
   const placement =
@@ -67,7 +119,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     device: devices.kind,
     // GPUs in data parallel: with models split across GPUs, the trained model's one.
     gpus: cpuOnly ? 0 : input.dataParallelGpus,
-    nodes,
+    nodes: input.request.workload.nodes,
   }
   const effectiveBatch = effectiveBatchOf({
     ...shape,
@@ -80,40 +132,26 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     offload: best.offload,
     modelSplit: placement?.strategy === 'model-split',
   })
-  const relaxed = traceSearch({
-    reader,
-    mode,
-    workload,
-    budget,
-    ladder: input.ladder,
-    budgetBytes,
-    targetEffectiveBatch: input.targetEffectiveBatch,
-    shape: { ...shape, effectiveBatch, strategy },
-    methodOrder: METHOD_ORDER[mode],
-    precision: compute.precision,
-  })
-  if (relaxed) input.advice.warnings.push(relaxed)
-  const runtime = runtimeSettings({
-    reader,
-    mode,
-    profile,
-    devices,
-    ranksPerNode: Math.max(1, shape.gpus),
-    compile: compute.compile,
-    quantCompile: compileWithQuant(best.quant, options.stackVersions ?? null),
-  })
+  return { budgetBytes, placement, shape, effectiveBatch, strategy }
+}
+type TrainingLayout = ReturnType<typeof trainingLayout>
 
+/** How fast the run goes and how long: calibrated speed, the token budget and the hours it takes. */
+function runLength(input: AssembleInput, layout: TrainingLayout, threads: Settings['threads']) {
+  const { request, reader, budget, devices } = input
+  const { workload } = request
+  const best = input.ladder.best
   const speed = calibratedSpeed({
-    options,
+    options: request.options,
     reader,
     best,
     devices,
-    profile,
-    shape,
-    threads: runtime.threads,
+    profile: request.profile,
+    shape: layout.shape,
+    threads,
   })
   const tps = speed.tokensPerSecond
-  const tokensPerStep = effectiveBatch * best.seq
+  const tokensPerStep = layout.effectiveBatch * best.seq
   const maxHours = runHoursBound(workload, budget)
   const tokens = tokenBudget({
     params: best.result.params.total,
@@ -127,12 +165,29 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     tokensPerStep,
   })
   const totalHours = tps > 0 ? tokens.budget / tps / 3600 : 0
-  const learningRate = learningRateFor(best, workload, tokens.budget)
-  reader.settle('learningRate', learningRate, learningRateReason(best, workload, tokens.budget))
-  const optimization = optimizationFor(workload.kind, best.method, tokens.steps ?? 0)
+  return { speed, tps, tokensPerStep, maxHours, tokens, totalHours }
+}
+type RunLength = ReturnType<typeof runLength>
+
+/** The learning rate and its schedule for the run's steps, and a warning when there are too few steps. */
+function trainingSchedule(input: AssembleInput, effectiveBatch: number, run: RunLength) {
+  const { reader } = input
+  const { workload } = input.request
+  const best = input.ladder.best
+  const learningRate = learningRateFor(best, workload, run.tokens.budget)
+  reader.settle('learningRate', learningRate, learningRateReason(best, workload, run.tokens.budget))
+  const optimization = optimizationFor(workload.kind, best.method, run.tokens.steps ?? 0)
   reader.settle('optimization', optimization.value, optimization.reason)
-  const fewSteps = fewStepsWarning(workload, effectiveBatch, best.seq, tokens.steps ?? 0)
+  const fewSteps = fewStepsWarning(workload, effectiveBatch, best.seq, run.tokens.steps ?? 0)
   if (fewSteps) input.advice.warnings.push(fewSteps)
+  return { learningRate, optimization: optimization.value }
+}
+
+/** The power the mode allows and draws over the run, and the checkpoints the run keeps on disk. */
+function powerAndCheckpoints(input: AssembleInput, run: RunLength) {
+  const { reader, budget, devices } = input
+  const { profile, workload, mode, options } = input.request
+  const best = input.ladder.best
   const powerFraction = Math.min(
     reader.preferred('powerFraction', budget.tdpFraction),
     reader.cap('powerFraction') ?? 1,
@@ -147,25 +202,36 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     devicePowerLimitWatts: devices.powerLimitWatts,
     tdpFraction: powerFraction,
     physicalCores: profile.cpu.physicalCores,
-    cpuOnly,
-    hours: totalHours,
+    cpuOnly: devices.kind === 'cpu',
+    hours: run.totalHours,
     psuWatts: options.psuWatts ?? null,
     unifiedMemory: devices.gpus.some((gpu) => gpu.unifiedMemory),
   })
   const biggestDisk = [...profile.storage].sort((a, b) => b.freeBytes - a.freeBytes)[0]
   const checkpoints = planCheckpoints({
-    totalHours,
+    totalHours: run.totalHours,
     checkpointBytes: checkpointSize(best),
     kept: budget.checkpointsKept,
-    datasetCacheBytes: workload.datasetBytes ?? tokens.budget * tokenIdBytes(best.model.vocab),
+    datasetCacheBytes: workload.datasetBytes ?? run.tokens.budget * tokenIdBytes(best.model.vocab),
     diskFreeBytes: biggestDisk?.freeBytes ?? null,
   })
+  return { powerFraction, power, checkpoints }
+}
 
-  const settings: Settings = {
-    ...shape,
+/** Every training setting of the plan, from the winner, the compute settings and the runtime. */
+function planSettings(
+  input: AssembleInput,
+  layout: TrainingLayout,
+  runtime: ReturnType<typeof runtimeSettings>,
+  schedule: ReturnType<typeof trainingSchedule>,
+): Settings {
+  const { compute } = input
+  const best = input.ladder.best
+  return {
+    ...layout.shape,
     microBatch: best.microBatch,
     gradAccum: best.gradAccum,
-    effectiveBatch,
+    effectiveBatch: layout.effectiveBatch,
     seq: best.seq,
     precision: best.precision,
     optimizer: best.optimizer,
@@ -181,34 +247,32 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     tf32: compute.tf32,
     cudnnBenchmark: runtime.cudnnBenchmark,
     backend: runtime.backend,
-    strategy,
+    strategy: layout.strategy,
     threads: runtime.threads,
     dataloader: runtime.dataloader,
-    learningRate,
-    optimization: optimization.value,
+    learningRate: schedule.learningRate,
+    optimization: schedule.optimization,
   }
-  const throughput = speed.throughput
-  const { warnings, suggestions } = planAdvice({
-    mode,
-    profile,
-    workload,
-    devices,
-    best,
-    budget,
-    tokens,
-    tokensPerStep,
-    maxHours,
-    powerFraction,
-    totalHours,
-    power,
-    checkpoints,
-    effectiveBatch,
-    targetEffectiveBatch:
-      workload.targetEffectiveBatch ?? (options.baseBatch ? input.targetEffectiveBatch : null),
-    decisions: request.decisions,
-    generator: input.advice,
-  })
+}
 
+/** The plan document: hardware, workload, model, settings, memory, speed, tokens, time, power, advice, trace. */
+function planDocument(
+  input: AssembleInput,
+  parts: {
+    layout: TrainingLayout
+    run: RunLength
+    upkeep: ReturnType<typeof powerAndCheckpoints>
+    settings: Settings
+    warnings: Advice[]
+    suggestions: Advice[]
+  },
+): TrainingPlan {
+  const { request, devices } = input
+  const { profile, workload, mode, options } = request
+  const { run, upkeep } = parts
+  const best = input.ladder.best
+  const nodes = workload.nodes
+  const throughput = run.speed.throughput
   return {
     schemaVersion: 1,
     rigfitVersion: RIGFIT_VERSION,
@@ -217,8 +281,8 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     stack: formatStackRef(options.stack ?? DEFAULT_STACK),
     hardware: {
       summary: describeDevices(devices) + (nodes > 1 ? ` x ${nodes} nodes` : ''),
-      gpuName: cpuOnly ? null : devices.name,
-      gpus,
+      gpuName: devices.kind === 'cpu' ? null : devices.name,
+      gpus: devices.gpus.length,
       nodes,
       computeCapability: devices.computeCapability,
       deviceMemoryBytes: devices.capacityBytes,
@@ -233,7 +297,7 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     // A model trained from scratch is built for the sequence length it trains at.
     model: best.model.source === 'generated' ? { ...best.model, maxPositions: best.seq } : best.model,
     params: { total: best.result.params.total, trainable: best.result.params.trainable },
-    settings,
+    settings: parts.settings,
     memory: {
       perDevice: best.result.perDevice,
       hostBytes: best.result.host.total,
@@ -243,26 +307,26 @@ export function assemblePlan(input: AssembleInput): TrainingPlan {
     },
     // The estimate's own figures for the job, so `rigfit estimate` with these settings gives the same.
     throughput: {
-      tokensPerSecond: tps,
+      tokensPerSecond: run.tps,
       tokensPerSecondPerDevice: throughput?.tokensPerSecondPerDevice ?? 0,
       stepSeconds: throughput?.stepSeconds ?? 0,
       mfu: throughput?.mfu ?? 0,
     },
-    ...(speed.calibration ? { calibration: speed.calibration } : {}),
+    ...(run.speed.calibration ? { calibration: run.speed.calibration } : {}),
     tokens: {
-      budget: tokens.budget,
-      tokensPerParam: tokens.tokensPerParam,
-      chinchillaTokens: tokens.chinchillaTokens,
-      timeBudgetTokens: tokens.timeBudgetTokens,
-      binding: tokens.binding,
+      budget: run.tokens.budget,
+      tokensPerParam: run.tokens.tokensPerParam,
+      chinchillaTokens: run.tokens.chinchillaTokens,
+      timeBudgetTokens: run.tokens.timeBudgetTokens,
+      binding: run.tokens.binding,
     },
-    time: { totalHours, steps: tokens.steps ?? 0 },
-    power,
-    checkpoints,
-    placement: placement?.devices ?? null,
-    warnings,
-    suggestions,
-    trace: reader.trace,
+    time: { totalHours: run.totalHours, steps: run.tokens.steps ?? 0 },
+    power: upkeep.power,
+    checkpoints: upkeep.checkpoints,
+    placement: parts.layout.placement?.devices ?? null,
+    warnings: parts.warnings,
+    suggestions: parts.suggestions,
+    trace: input.reader.trace,
   }
 }
 

@@ -80,13 +80,56 @@ const HOST_OFFLOAD_SHARE = 0.8
  */
 export function generatePlan(request: PlanRequest): TrainingPlan {
   const { profile, workload, mode } = request
-  const options = request.options
   const reader = new DecisionReader(request.decisions, pinTraces(workload))
   const advice: { warnings: Advice[]; suggestions: Advice[] } = { warnings: [], suggestions: [] }
   const budget = effectiveBudget(MODE_BUDGETS[mode], profile, advice)
-
-  const devices = selectTrainingDevices(profile, reader.cap('gpus') ?? options.maxGpus ?? null)
+  const devices = trainingDevicesFor(request, reader)
   const gpus = devices.gpus.length
+  const memoryFraction = memoryFractionFor(request, reader, budget, devices)
+  const budgetBytes = Math.floor(devices.capacityBytes * memoryFraction)
+  const pins = workload.pins ?? {}
+  checkPins(workload, devices.gpus.length)
+  const compute = computeSettings(reader, devices, pins)
+  advice.warnings.push(...pinWarnings(pins, devices.estimateDevice))
+  const companions = companionPlacement(workload, gpus, budgetBytes)
+  const setup: SearchSetup = {
+    request,
+    reader,
+    devices,
+    compute,
+    dataParallelGpus: companions.dataParallelGpus,
+    frozenBytes: companions.frozenBytes,
+  }
+  const contextLimit = contextLimitError(workload, mode, gpus)
+  if (contextLimit) throw contextLimit
+  const { ladder, targetFor, methods } = searchMode(setup, mode, budget, budgetBytes)
+  const best = winnerOrNoFit(request, ladder, { devices, budgetBytes, methods })
+  if (mode === 'extreme' && workload.kind === 'finetune') {
+    const shape = extremeShapeWarning(setup, best, memoryFraction)
+    if (shape) advice.warnings.push(shape)
+  }
+  return assemblePlan({
+    request,
+    reader,
+    advice,
+    budget,
+    devices,
+    ladder: { ...ladder, best },
+    compute,
+    memoryFraction,
+    frozen: companions.frozen,
+    targetEffectiveBatch: targetFor,
+    dataParallelGpus: companions.dataParallelGpus,
+  })
+}
+
+/** The devices that train, at most the packs' or the user's GPU count; a Mac trains on one node. */
+function trainingDevicesFor(request: PlanRequest, reader: DecisionReader): TrainingDevices {
+  const { workload, mode } = request
+  const devices = selectTrainingDevices(
+    request.profile,
+    reader.cap('gpus') ?? request.options.maxGpus ?? null,
+  )
   // PyTorch has no collective backend for mps tensors (DeepSpeed's mps accelerator has none either), so Macs
   // cannot train one model together: a plan for several of them would contradict itself.
   if (devices.kind === 'mps' && workload.nodes > 1) {
@@ -97,6 +140,17 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
       { suggestion: 'Plan for one Mac (--nodes 1), or for GPU nodes with --gpu NAME or --instance.' },
     )
   }
+  return devices
+}
+
+/** The share of usable device memory the plan may use: --target-util or the mode's, under the packs' cap. */
+function memoryFractionFor(
+  request: PlanRequest,
+  reader: DecisionReader,
+  budget: ModeBudget,
+  devices: TrainingDevices,
+): number {
+  const { options, mode } = request
   const memoryFraction = Math.min(
     options.targetUtilization ?? reader.preferred('memoryFraction', budget.memoryFraction),
     reader.cap('memoryFraction') ?? 1,
@@ -109,15 +163,15 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
       : `${mode} mode uses at most ${Math.round(memoryFraction * 100)}% of usable device memory`,
     { capacityBytes: devices.capacityBytes },
   )
-  const budgetBytes = Math.floor(devices.capacityBytes * memoryFraction)
-  const pins = workload.pins ?? {}
-  checkPins(workload, devices.gpus.length)
-  const compute = computeSettings(reader, devices, pins)
-  advice.warnings.push(...pinWarnings(pins, devices))
+  return memoryFraction
+}
 
+/**
+ * Frozen companion models are placed first. When they do not all fit beside the trained model on every GPU,
+ * each goes to a GPU of its own and the trained model trains on GPU 0 alone, without data parallelism.
+ */
+function companionPlacement(workload: Workload, gpus: number, budgetBytes: number) {
   const frozen = workload.frozenModels.map((spec) => ({ spec, params: countParams(spec).total }))
-  // Frozen companion models are placed first. When they do not all fit beside the trained model on every GPU,
-  // each goes to a GPU of its own and the trained model trains on GPU 0 alone, without data parallelism.
   const probe =
     frozen.length > 0
       ? placeModels({
@@ -128,18 +182,22 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
           capacityBytes: budgetBytes,
         })
       : null
-  const dataParallelGpus = probe?.strategy === 'model-split' ? 1 : gpus
-  const setup: SearchSetup = {
-    request,
-    reader,
-    devices,
-    compute,
-    dataParallelGpus,
+  return {
+    frozen,
+    dataParallelGpus: probe?.strategy === 'model-split' ? 1 : gpus,
     frozenBytes: probe?.frozenBytesOnTrainingGpu ?? 0,
   }
-  const contextLimit = contextLimitError(workload, mode, gpus)
-  if (contextLimit) throw contextLimit
-  const { ladder, targetFor, methods } = searchMode(setup, mode, budget, budgetBytes)
+}
+
+/** The search's winner, or the no-fit error that names the binding limit: host RAM or device memory. */
+function winnerOrNoFit(
+  request: PlanRequest,
+  ladder: LadderResult,
+  searched: { devices: TrainingDevices; budgetBytes: number; methods: Method[] },
+): Candidate {
+  const { profile, workload, mode } = request
+  const { devices, budgetBytes, methods } = searched
+  const gpus = devices.gpus.length
   if ((!ladder.best || !ladder.rung) && ladder.hostNeedBytes !== null) {
     // Setups that fit the GPU were ruled out by host RAM (offloaded states): name the binding limit.
     const hostBudget = profile.memory.usableBytes * HOST_OFFLOAD_SHARE
@@ -160,28 +218,16 @@ export function generatePlan(request: PlanRequest): TrainingPlan {
       { budgetBytes, leastNeedBytes: ladder.leastBytes },
     )
   }
-  const best: Candidate = ladder.best
-  if (mode === 'extreme' && workload.kind === 'finetune') {
-    // Balanced's plan for the same model, searched the same way, to say why extreme is slower when it is.
-    const balanced = effectiveBudget(MODE_BUDGETS.balanced, profile, { warnings: [] })
-    const bytes = Math.floor(devices.capacityBytes * Math.min(balanced.memoryFraction, memoryFraction))
-    const reference = searchMode(setup, 'balanced', balanced, bytes).ladder.best
-    const shape = reference ? extremeShapeAdvice(best, reference) : null
-    if (shape) advice.warnings.push(shape)
-  }
-  return assemblePlan({
-    request,
-    reader,
-    advice,
-    budget,
-    devices,
-    ladder: { ...ladder, best },
-    compute,
-    memoryFraction,
-    frozen,
-    targetEffectiveBatch: targetFor,
-    dataParallelGpus,
-  })
+  return ladder.best
+}
+
+/** Balanced's plan for the same model, searched the same way, to say why extreme is slower when it is. */
+function extremeShapeWarning(setup: SearchSetup, best: Candidate, memoryFraction: number): Advice | null {
+  const { devices, request } = setup
+  const balanced = effectiveBudget(MODE_BUDGETS.balanced, request.profile, { warnings: [] })
+  const bytes = Math.floor(devices.capacityBytes * Math.min(balanced.memoryFraction, memoryFraction))
+  const reference = searchMode(setup, 'balanced', balanced, bytes).ladder.best
+  return reference ? extremeShapeAdvice(best, reference) : null
 }
 
 interface SearchSetup {

@@ -1,9 +1,9 @@
 import { hasFlashAttention } from '../device/capabilities.js'
 import { RigfitError } from '../errors.js'
+import type { EstimateDevice } from '../schemas/estimate.js'
 import type { Advice } from '../schemas/training-plan.js'
 import type { SettingPins, Workload } from '../schemas/workload.js'
 import type { Method } from './candidates.js'
-import type { TrainingDevices } from './training-devices.js'
 
 export type PinName = keyof SettingPins
 
@@ -152,10 +152,14 @@ export function pinTraces(workload: Workload): Record<string, PinTrace> {
   return traces
 }
 
-/** What a pinned setting costs on this device: the plan keeps it, and says so. */
-export function pinWarnings(pins: SettingPins, devices: TrainingDevices): Advice[] {
+/**
+ * What a pinned precision or attention costs on this device: the plan (or `rigfit estimate`) keeps it, and says so.
+ */
+export function pinWarnings(
+  pins: Pick<SettingPins, 'precision' | 'attention'>,
+  device: EstimateDevice,
+): Advice[] {
   const warnings: Advice[] = []
-  const device = devices.estimateDevice
   const warn = (id: string, message: string) =>
     warnings.push({ id, message, source: 'command-line', expectedGain: null })
   if (pins.precision?.startsWith('bf16') && !device.bf16) {
@@ -164,7 +168,7 @@ export function pinWarnings(pins: SettingPins, devices: TrainingDevices): Advice
       `--precision ${pins.precision}: ${device.name} has no native bfloat16, so it runs at its fp32 rate; fp16-mixed uses its tensor cores.`,
     )
   }
-  if (pins.attention === 'flash' && devices.kind === 'cuda' && !hasFlashAttention(devices)) {
+  if (pins.attention === 'flash' && device.kind === 'cuda' && !hasFlashAttention(device)) {
     warn(
       'pinned-attention-unsupported',
       `--attention flash: FlashAttention 2 needs compute capability 8.0 or newer; ${device.name} runs SDPA's memory-efficient kernel instead (same memory).`,

@@ -29,10 +29,22 @@ export interface RuntimeInput {
  * the planned machine's cores divided among its ranks, never more than the node has.
  */
 export function runtimeSettings(input: RuntimeInput): RuntimeSettings {
-  const { reader, mode, profile, devices } = input
-  const cpuOnly = devices.kind === 'cpu'
-  const gpuKernels = !cpuOnly && devices.kind !== 'mps'
+  const kernels = kernelSettings(input)
+  const ranks = Math.max(1, input.ranksPerNode)
+  const cpu = rankThreads(input, ranks)
+  return {
+    compile: kernels.compile,
+    cudnnBenchmark: kernels.cudnnBenchmark,
+    backend: kernels.backend,
+    threads: cpu.threads,
+    dataloader: dataloaderSettings(input, ranks, cpu),
+  }
+}
 
+/** torch.compile and its mode, cuDNN's kernel search and the collective backend. */
+function kernelSettings(input: RuntimeInput) {
+  const { reader, mode, devices } = input
+  const gpuKernels = devices.kind !== 'cpu' && devices.kind !== 'mps'
   const compileEnabled = input.compile && input.quantCompile.compiles
   reader.settle(
     'compile',
@@ -50,8 +62,12 @@ export function runtimeSettings(input: RuntimeInput): RuntimeSettings {
   reader.settle('cudnnBenchmark', cudnnBenchmark, 'fixed shapes: let cuDNN pick the fastest kernels')
   const backend = reader.preferred<Settings['backend']>('backend', defaultBackend(devices))
   reader.settle('backend', backend, 'the collective backend of the device vendor')
+  return { compile: { enabled: compileEnabled, mode: compileMode }, cudnnBenchmark, backend }
+}
 
-  const ranks = Math.max(1, input.ranksPerNode)
+/** Intra-op threads of one rank: its share of the node's physical and usable cores. */
+function rankThreads(input: RuntimeInput, ranks: number) {
+  const { reader, profile } = input
   const cores = {
     physicalCores: profile.cpu.physicalCores,
     usableCores: profile.cpu.usableCores,
@@ -72,7 +88,19 @@ export function runtimeSettings(input: RuntimeInput): RuntimeSettings {
       : 'one intra-op thread per physical core, within the cores this process may use',
     cores,
   )
+  return { threads, cores, usablePerRank }
+}
 
+/** The data loader of one rank: workers within its cores, pinned memory, prefetch, persistent workers. */
+function dataloaderSettings(
+  input: RuntimeInput,
+  ranks: number,
+  cpu: ReturnType<typeof rankThreads>,
+): RuntimeSettings['dataloader'] {
+  const { reader, profile, devices } = input
+  const { cores, usablePerRank } = cpu
+  const cpuOnly = devices.kind === 'cpu'
+  const gpuKernels = !cpuOnly && devices.kind !== 'mps'
   const loader = planDataloader({
     deviceMemoryBytes: devices.capacityBytes,
     usableCores: profile.cpu.usableCores,
@@ -109,13 +137,7 @@ export function runtimeSettings(input: RuntimeInput): RuntimeSettings {
     workers > 0 ? 'keep workers alive between epochs' : 'no loader workers to keep alive',
     { dataloaderWorkers: workers },
   )
-  return {
-    compile: { enabled: compileEnabled, mode: compileMode },
-    cudnnBenchmark,
-    backend,
-    threads,
-    dataloader: { workers, pinMemory, prefetchFactor, persistentWorkers },
-  }
+  return { workers, pinMemory, prefetchFactor, persistentWorkers }
 }
 
 function defaultBackend(devices: TrainingDevices): Settings['backend'] {

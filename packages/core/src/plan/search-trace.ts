@@ -36,7 +36,16 @@ export interface SearchTraceInput {
  * it weighed, and returns the warning when the plan had to depart from the rule packs' preferences.
  */
 export function traceSearch(input: SearchTraceInput): Advice | null {
-  const { reader, mode, workload, ladder, shape } = input
+  const weighed = searchFacts(input)
+  traceShape(input, weighed)
+  traceLevers(input, weighed)
+  traceDevices(input)
+  return relaxedWarning(input)
+}
+
+/** The ladder step that decided, and the figures the search weighed (with the alternatives, for the levers). */
+function searchFacts(input: SearchTraceInput) {
+  const { ladder } = input
   const best = ladder.best
   const lever = ladder.rung?.lever ?? 'checkpointing'
   const facts = {
@@ -49,6 +58,14 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
   }
   // The setups weighed against each other, with their predicted speed and time: the levers' cost, computed.
   const compared = { ...facts, alternatives: ladder.alternatives }
+  return { lever, facts, compared }
+}
+type SearchFacts = ReturnType<typeof searchFacts>
+
+/** Model, sequence, precision and the batch: what one step trains. */
+function traceShape(input: SearchTraceInput, { lever, facts }: SearchFacts): void {
+  const { reader, mode, workload, shape } = input
+  const best = input.ladder.best
   const world = `${shape.gpus > 1 ? `${shape.gpus} GPUs` : 'one GPU'}${shape.nodes > 1 ? ` x ${shape.nodes} nodes` : ''}`
   reader.settle('model', best.model.id, modelReason(workload, best, input.budget), {
     ...facts,
@@ -96,6 +113,12 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
     shape.effectiveBatch,
     `micro-batch ${best.microBatch} x accumulation ${best.gradAccum} x ${world}`,
   )
+}
+
+/** Checkpointing, sharding, offload, optimizer, method, adapters and quantization: the levers that made it fit. */
+function traceLevers(input: SearchTraceInput, { lever, facts, compared }: SearchFacts): void {
+  const { reader, mode, workload, shape } = input
+  const best = input.ladder.best
   reader.settle(
     'gradCheckpointing',
     best.gradCheckpointing,
@@ -114,7 +137,7 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
       : 'the optimizer the packs chose',
     compared,
   )
-  const pinned = workload.method !== 'auto' || workload.kind === 'pretrain'
+  const pinned = methodPinned(workload)
   reader.settle(
     'method',
     best.method,
@@ -135,6 +158,11 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
     best.quant,
     best.quant === 'nf4' ? 'QLoRA keeps the frozen base in 4-bit NF4' : 'the base stays in 16-bit',
   )
+}
+
+/** The device, GPUs, nodes and strategy the plan trains on. */
+function traceDevices(input: SearchTraceInput): void {
+  const { reader, shape } = input
   reader.settle('device', shape.device, 'the device the plan trains on')
   reader.settle(
     'gpus',
@@ -143,7 +171,16 @@ export function traceSearch(input: SearchTraceInput): Advice | null {
   )
   reader.settle('nodes', shape.nodes, 'nodes the job spans (--nodes)')
   reader.settle('strategy', shape.strategy, strategyReason(shape.strategy))
+}
 
+/** The method was asked for (or pretraining trains every weight), so the plan does not depart from it. */
+const methodPinned = (workload: Workload) => workload.method !== 'auto' || workload.kind === 'pretrain'
+
+/** The warning when the winner departs from the rule packs' preferred settings, and why. */
+function relaxedWarning(input: SearchTraceInput): Advice | null {
+  const { reader, ladder } = input
+  const best = ladder.best
+  const pinned = methodPinned(input.workload)
   const departures = reader.departures({
     gradCheckpointing: best.gradCheckpointing,
     sharding: best.sharding,

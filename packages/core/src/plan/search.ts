@@ -114,12 +114,35 @@ export function searchCandidates(
   space: SearchSpace,
   devices: TrainingDevices,
   cache: EstimateCache = new Map(),
-): { fitting: Candidate[]; evaluated: number; hostNeedBytes: number | null; leastBytes: number | null } {
-  let leastBytes: number | null = null
-  const line = space.budgetBytes * (1 + BUDGET_TOLERANCE)
-  const fitting: Candidate[] = []
-  let evaluated = 0
-  let hostNeedBytes: number | null = null
+): SearchTally {
+  const tally: SearchTally = { fitting: [], evaluated: 0, hostNeedBytes: null, leastBytes: null }
+  for (const levers of leverCombinations(space)) searchMicroBatches(space, devices, cache, levers, tally)
+  return tally
+}
+
+/** What a search found: the fitting candidates, estimates made, and the limits that ruled the others out. */
+export interface SearchTally {
+  fitting: Candidate[]
+  evaluated: number
+  hostNeedBytes: number | null
+  leastBytes: number | null
+}
+
+/** One setting of every lever but the batch: model, method, sequence, checkpointing, sharding, offload, optimizer. */
+interface Levers {
+  spec: ModelSpec
+  inRange: boolean
+  choice: MethodChoice
+  rank: number
+  seq: number
+  gradCheckpointing: boolean
+  sharding: Sharding
+  offload: Offload
+  optimizer: Optimizer
+}
+
+/** Every valid lever setting of the space, in the search's order (model outermost, optimizer innermost). */
+function* leverCombinations(space: SearchSpace): Generator<Levers> {
   const world = worldSize(space)
   for (const { spec, inRange } of space.models) {
     for (const { choice, rank } of space.methods) {
@@ -130,78 +153,7 @@ export function searchCandidates(
             for (const offload of space.offloads) {
               for (const optimizer of space.optimizers) {
                 if (!validLevers(sharding, offload, optimizer, world)) continue
-                let onlyWithoutAccumulation = false
-                for (const microBatch of space.microBatches) {
-                  const gradAccum =
-                    space.gradAccum ??
-                    gradAccumFor(
-                      targetAt(space, seq),
-                      microBatch,
-                      space.gpus,
-                      space.nodes,
-                      space.minEffectiveBatch,
-                    )
-                  const shape = { microBatch, gradAccum, gpus: space.gpus, nodes: space.nodes }
-                  if (space.exactTarget && effectiveBatchOf(shape) !== space.targetEffectiveBatch) continue
-                  if (onlyWithoutAccumulation && gradAccum > 1) continue
-                  const point: TrainingPoint = {
-                    model: spec,
-                    seq,
-                    microBatch,
-                    gradAccum,
-                    precision: deepSpeedPrecision(space.precision, sharding, offload),
-                    optimizer,
-                    fusedOptimizer: space.fusedOptimizer,
-                    compile: space.compile && compileWithQuant(choice.quant, space.stackVersions).compiles,
-                    gradCheckpointing,
-                    attention: space.attention,
-                    gpus: Math.max(1, space.gpus),
-                    nodes: space.nodes,
-                    sharding,
-                    offload,
-                    lora: choice.lora,
-                    quant: choice.quant,
-                    tf32: space.tf32,
-                  }
-                  const key = pointKey(point)
-                  let result = cache.get(key)
-                  if (!result) {
-                    evaluated += 1
-                    result = estimate(
-                      pointEstimateInput(point, devices.estimateDevice, space.interconnect, space.stack),
-                    )
-                    cache.set(key, result)
-                  }
-                  const deviceBytes = result.perDevice.total + space.frozenBytes
-                  leastBytes = Math.min(leastBytes ?? Infinity, deviceBytes)
-                  if (result.host.total > space.hostBudgetBytes) {
-                    // Fits the GPU but not host RAM: the host is the limit, which the refusal names.
-                    if (deviceBytes <= space.budgetBytes)
-                      hostNeedBytes = Math.min(hostNeedBytes ?? Infinity, result.host.total)
-                    break
-                  }
-                  if (deviceBytes > line) {
-                    onlyWithoutAccumulation = true
-                    continue
-                  }
-                  const tokensPerSecond = result.throughput?.tokensPerSecond ?? 0
-                  const hours =
-                    tokensPerSecond > 0
-                      ? space.tokenTarget(result.params.total) / tokensPerSecond / 3600
-                      : Number.POSITIVE_INFINITY
-                  fitting.push({
-                    ...point,
-                    method: choice.method,
-                    inRange,
-                    methodRank: rank,
-                    result,
-                    tokensPerSecond,
-                    hours,
-                    timeFeasible: hours <= space.maxHours,
-                    deviceBytes,
-                    overLine: deviceBytes > space.budgetBytes,
-                  })
-                }
+                yield { spec, inRange, choice, rank, seq, gradCheckpointing, sharding, offload, optimizer }
               }
             }
           }
@@ -209,7 +161,106 @@ export function searchCandidates(
       }
     }
   }
-  return { fitting, evaluated, hostNeedBytes, leastBytes }
+}
+
+/**
+ * The micro-batches of one lever setting, smallest first: each is estimated (once per point, through the cache)
+ * and kept when it fits. Past the memory line only setups without accumulation are tried; past host RAM none.
+ */
+function searchMicroBatches(
+  space: SearchSpace,
+  devices: TrainingDevices,
+  cache: EstimateCache,
+  levers: Levers,
+  tally: SearchTally,
+): void {
+  const line = space.budgetBytes * (1 + BUDGET_TOLERANCE)
+  let onlyWithoutAccumulation = false
+  for (const microBatch of space.microBatches) {
+    const gradAccum =
+      space.gradAccum ??
+      gradAccumFor(targetAt(space, levers.seq), microBatch, space.gpus, space.nodes, space.minEffectiveBatch)
+    const shape = { microBatch, gradAccum, gpus: space.gpus, nodes: space.nodes }
+    if (space.exactTarget && effectiveBatchOf(shape) !== space.targetEffectiveBatch) continue
+    if (onlyWithoutAccumulation && gradAccum > 1) continue
+    const point = trainingPointOf(space, levers, microBatch, gradAccum)
+    const key = pointKey(point)
+    let result = cache.get(key)
+    if (!result) {
+      tally.evaluated += 1
+      result = estimate(pointEstimateInput(point, devices.estimateDevice, space.interconnect, space.stack))
+      cache.set(key, result)
+    }
+    const deviceBytes = result.perDevice.total + space.frozenBytes
+    tally.leastBytes = Math.min(tally.leastBytes ?? Infinity, deviceBytes)
+    if (result.host.total > space.hostBudgetBytes) {
+      // Fits the GPU but not host RAM: the host is the limit, which the refusal names.
+      if (deviceBytes <= space.budgetBytes)
+        tally.hostNeedBytes = Math.min(tally.hostNeedBytes ?? Infinity, result.host.total)
+      break
+    }
+    if (deviceBytes > line) {
+      onlyWithoutAccumulation = true
+      continue
+    }
+    tally.fitting.push(candidateOf(space, levers, point, result, deviceBytes))
+  }
+}
+
+/** The point the estimator prices for a lever setting and batch. */
+function trainingPointOf(
+  space: SearchSpace,
+  levers: Levers,
+  microBatch: number,
+  gradAccum: number,
+): TrainingPoint {
+  const { choice, sharding, offload } = levers
+  return {
+    model: levers.spec,
+    seq: levers.seq,
+    microBatch,
+    gradAccum,
+    precision: deepSpeedPrecision(space.precision, sharding, offload),
+    optimizer: levers.optimizer,
+    fusedOptimizer: space.fusedOptimizer,
+    compile: space.compile && compileWithQuant(choice.quant, space.stackVersions).compiles,
+    gradCheckpointing: levers.gradCheckpointing,
+    attention: space.attention,
+    gpus: Math.max(1, space.gpus),
+    nodes: space.nodes,
+    sharding,
+    offload,
+    lora: choice.lora,
+    quant: choice.quant,
+    tf32: space.tf32,
+  }
+}
+
+/** A fitting point with its speed, the hours its token target takes, and where it lies against the budget. */
+function candidateOf(
+  space: SearchSpace,
+  levers: Levers,
+  point: TrainingPoint,
+  result: EstimateResult,
+  deviceBytes: number,
+): Candidate {
+  const tokensPerSecond = result.throughput?.tokensPerSecond ?? 0
+  const hours =
+    tokensPerSecond > 0
+      ? space.tokenTarget(result.params.total) / tokensPerSecond / 3600
+      : Number.POSITIVE_INFINITY
+  return {
+    ...point,
+    method: levers.choice.method,
+    inRange: levers.inRange,
+    methodRank: levers.rank,
+    result,
+    tokensPerSecond,
+    hours,
+    timeFeasible: hours <= space.maxHours,
+    deviceBytes,
+    overLine: deviceBytes > space.budgetBytes,
+  }
 }
 
 /** A point's identity: the model by its shape, every other field as it is. */

@@ -21,57 +21,88 @@ import { byPrecedence } from './precedence.js'
  * so calling this once per mode costs one engine run each.
  */
 export async function decide(packs: readonly LoadedPack[], facts: Facts): Promise<Decisions> {
-  const checked = Facts.safeParse(facts)
-  if (!checked.success) {
-    const issue = checked.error.issues[0]
-    throw new RigfitError(
-      'validation',
-      'E_FACTS',
-      `the machine and workload give an out-of-range fact for the rules: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
-      {
-        // Profiles and flags are range-checked when read, so this points at a value that slipped through.
-        suggestion:
-          'Check the profile (--from) and the hardware flags for an impossible value, or profile the machine again with `rigfit profile --out FILE`.',
-      },
-    )
-  }
+  const checked = checkedFacts(facts)
   const engine = await engineFor(packs)
-  const run = await engine.run(checked.data)
+  const run = await engine.run(checked)
   const fired = [...run.fired].sort(byPrecedence)
-  const events = fired.map((compiled) => ({ compiled, provenance: provenanceOf(compiled, checked.data) }))
+  const events = fired.map((compiled) => ({ compiled, provenance: provenanceOf(compiled, checked) }))
+  const said = collectEvents(events, checked)
+  return {
+    mode: checked.mode,
+    settings: resolveSettings(said),
+    caps: said.caps,
+    forbids: said.forbids,
+    warnings: said.warnings,
+    suggestions: said.suggestions,
+    packs: engine.packs.map((pack) => ({
+      name: pack.meta.name,
+      version: pack.meta.version,
+      layer: pack.layer,
+      applies: run.applies.get(pack) ?? false,
+    })),
+    fired: fired.map(({ pack, rule }) => `${pack.meta.name}/${rule.id}`),
+    facts: checked,
+  }
+}
 
-  const forbids: ForbidDecision[] = []
-  const caps: Decisions['caps'] = {}
-  const sets = new Map<SettingName, Array<{ value: SettingValue; provenance: Provenance }>>()
-  const warnings: AdviceDecision[] = []
-  const suggestions: AdviceDecision[] = []
+/** The facts, range-checked: an out-of-range fact is refused before any rule reads it. */
+function checkedFacts(facts: Facts): Facts {
+  const checked = Facts.safeParse(facts)
+  if (checked.success) return checked.data
+  const issue = checked.error.issues[0]
+  throw new RigfitError(
+    'validation',
+    'E_FACTS',
+    `the machine and workload give an out-of-range fact for the rules: ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+    {
+      // Profiles and flags are range-checked when read, so this points at a value that slipped through.
+      suggestion:
+        'Check the profile (--from) and the hardware flags for an impossible value, or profile the machine again with `rigfit profile --out FILE`.',
+    },
+  )
+}
 
+/** What the fired rules said, in precedence order: values set, caps, forbids, warnings and suggestions. */
+interface RuleSayings {
+  sets: Map<SettingName, Array<{ value: SettingValue; provenance: Provenance }>>
+  caps: Decisions['caps']
+  forbids: ForbidDecision[]
+  warnings: AdviceDecision[]
+  suggestions: AdviceDecision[]
+}
+
+/** Gathers what each fired rule said, in precedence order. */
+function collectEvents(
+  events: { compiled: CompiledRule; provenance: Provenance }[],
+  facts: Facts,
+): RuleSayings {
+  const said: RuleSayings = { sets: new Map(), caps: {}, forbids: [], warnings: [], suggestions: [] }
   for (const { compiled, provenance } of events) {
     const event = compiled.rule.event
     switch (event.type) {
       case 'set': {
-        const value = resolveValue(event.params.setting, event.params.value, checked.data)
+        const value = resolveValue(event.params.setting, event.params.value, facts)
         if (value === null) break
-        const list = sets.get(event.params.setting) ?? []
+        const list = said.sets.get(event.params.setting) ?? []
         list.push({ value, provenance })
-        sets.set(event.params.setting, list)
+        said.sets.set(event.params.setting, list)
         break
       }
       case 'cap': {
-        const max = resolveValue(event.params.setting, event.params.max, checked.data)
+        const max = resolveValue(event.params.setting, event.params.max, facts)
         if (typeof max !== 'number') break
-        addCap(caps, event.params.setting, max, provenance)
+        addCap(said.caps, event.params.setting, max, provenance)
         break
       }
       case 'forbid':
-        forbids.push({ setting: event.params.setting, value: event.params.value, provenance })
+        said.forbids.push({ setting: event.params.setting, value: event.params.value, provenance })
         break
       case 'warn':
-        addAdvice(warnings, event.params.id, event.params.message, null, provenance)
+        addAdvice(said.warnings, event.params.id, event.params.message, null, provenance)
         break
       case 'suggest':
         addAdvice(
-          suggestions,
+          said.suggestions,
           event.params.id,
           event.params.message,
           event.params.expectedGain ?? null,
@@ -80,30 +111,18 @@ export async function decide(packs: readonly LoadedPack[], facts: Facts): Promis
         break
     }
   }
+  return said
+}
 
+/** Each setting a rule set or forbade, resolved to its winning value, in name order. */
+function resolveSettings(said: RuleSayings): Decisions['settings'] {
   const settings: Decisions['settings'] = {}
-  const decided = new Set<SettingName>([...sets.keys(), ...forbids.map((f) => f.setting)])
+  const decided = new Set<SettingName>([...said.sets.keys(), ...said.forbids.map((f) => f.setting)])
   for (const setting of [...decided].sort()) {
-    const decision = resolveSetting(setting, sets.get(setting) ?? [], forbids, caps[setting])
+    const decision = resolveSetting(setting, said.sets.get(setting) ?? [], said.forbids, said.caps[setting])
     if (decision) settings[setting] = decision
   }
-
-  return {
-    mode: checked.data.mode,
-    settings,
-    caps,
-    forbids,
-    warnings,
-    suggestions,
-    packs: engine.packs.map((pack) => ({
-      name: pack.meta.name,
-      version: pack.meta.version,
-      layer: pack.layer,
-      applies: run.applies.get(pack) ?? false,
-    })),
-    fired: fired.map(({ pack, rule }) => `${pack.meta.name}/${rule.id}`),
-    facts: checked.data,
-  }
+  return settings
 }
 
 function resolveSetting(

@@ -71,9 +71,33 @@ function quantizationKwargs(plan: TrainingPlan) {
 }
 
 function moduleSource(plan: TrainingPlan, warn: (id: string, message: string) => void): string {
+  return `"""Framework-level settings from a rigfit plan.
+
+${provenance(plan)}
+
+    import rigfit_settings
+    loader_kwargs = rigfit_settings.apply()
+    loader = DataLoader(dataset, batch_size=rigfit_settings.SETTINGS["micro_batch"], **loader_kwargs)
+"""
+
+${pyDict('SETTINGS', settingsOf(plan))}
+
+${pyDict('DATALOADER_KWARGS', dataloaderKwargs(plan))}
+
+# peft.LoraConfig keyword arguments for the plan's adapter; None when the plan trains every weight.
+${pyDict('LORA_CONFIG', loraKwargs(plan, warn))}
+
+# transformers.BitsAndBytesConfig keyword arguments for the quantized base model; None without quantization.
+${pyDict('QUANTIZATION_CONFIG', quantizationKwargs(plan))}
+
+${APPLY_FUNCTIONS}`
+}
+
+/** The plan's settings under the names the module's SETTINGS dict gives them. */
+function settingsOf(plan: TrainingPlan): Record<string, PyValue> {
   const s = plan.settings
   const opt = optimizationOf(plan)
-  const settings: Record<string, PyValue> = {
+  return {
     device: s.device,
     method: s.method,
     model_name_or_path: baseModelId(plan),
@@ -106,26 +130,10 @@ function moduleSource(plan: TrainingPlan, warn: (id: string, message: string) =>
     warmup_steps: opt.warmupSteps,
     max_grad_norm: opt.gradClip,
   }
-  return `"""Framework-level settings from a rigfit plan.
+}
 
-${provenance(plan)}
-
-    import rigfit_settings
-    loader_kwargs = rigfit_settings.apply()
-    loader = DataLoader(dataset, batch_size=rigfit_settings.SETTINGS["micro_batch"], **loader_kwargs)
-"""
-
-${pyDict('SETTINGS', settings)}
-
-${pyDict('DATALOADER_KWARGS', dataloaderKwargs(plan))}
-
-# peft.LoraConfig keyword arguments for the plan's adapter; None when the plan trains every weight.
-${pyDict('LORA_CONFIG', loraKwargs(plan, warn))}
-
-# transformers.BitsAndBytesConfig keyword arguments for the quantized base model; None without quantization.
-${pyDict('QUANTIZATION_CONFIG', quantizationKwargs(plan))}
-
-
+/** The module's functions that apply the settings: threads, cuDNN, TF32, and the adapter and quantization configs. */
+const APPLY_FUNCTIONS = `
 def apply():
     """Sets threads, cuDNN autotuning and TF32 as the plan decided; returns DataLoader keyword arguments."""
     import torch
@@ -158,7 +166,6 @@ def quantization_config():
 
     return BitsAndBytesConfig(**QUANTIZATION_CONFIG)
 `
-}
 
 export const pytorchFormat: Exporter = {
   name: 'pytorch',

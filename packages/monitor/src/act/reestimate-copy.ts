@@ -40,33 +40,14 @@ export function reestimateCopy(
 ): ReestimatedCopy {
   const before = plan.settings
   const after = copy.settings
-  const toCpu = after.device === 'cpu' && before.device !== 'cpu'
   const assumed: string[] = []
-  const capacity = toCpu ? plan.hardware.hostMemoryBytes : plan.memory.capacityBytes
-  let speedDevice: EstimateDevice | null
-  let base: EstimateResult['throughput'] = null
-  let hardware = copy.hardware
-  let host: HostCpuDevice | null = null
-  if (toCpu) {
-    host = readHostCpu(capacity)
-    speedDevice = host.device
-    assumed.push(...host.assumed.map((figure) => `the CPU's ${figure} is assumed`))
-    hardware = {
-      ...hardware,
-      summary: `CPU (${host.device.name}) after losing the GPUs of ${plan.hardware.summary}`,
-      gpuName: null,
-      computeCapability: null,
-      deviceMemoryBytes: capacity,
-    }
-  } else {
-    speedDevice = calibratedDevice(plan, assumed)
-    if (speedDevice !== null) base = estimate(estimateInputAt(plan, planPoint(plan), speedDevice)).throughput
-  }
+  const target = speedTarget(plan, copy, readHostCpu, assumed)
+  const { toCpu, capacity, speedDevice, host } = target
   const input = estimateInputAt(copy, planPoint(copy), speedDevice)
   // The CPU has no CUDA context; on the GPUs the plan's own context size is kept, as the exporters do.
   const next = estimate(toCpu ? { ...input, cudaContextBytes: null } : input)
 
-  const throughput = next.throughput ? speedOf(plan, after, next.throughput, base) : plan.throughput
+  const throughput = next.throughput ? speedOf(plan, after, next.throughput, target.base) : plan.throughput
   const tokensPerStep = after.effectiveBatch * after.seq
   const budget = plan.tokens.budget
   const totalHours =
@@ -92,7 +73,7 @@ export function reestimateCopy(
   const deviceBytes = next.perDevice.total + companionBytes(plan)
   const reestimated: TrainingPlan = {
     ...copy,
-    hardware,
+    hardware: target.hardware,
     memory: {
       ...plan.memory,
       perDevice: next.perDevice,
@@ -107,15 +88,56 @@ export function reestimateCopy(
     },
     power,
   }
+  return { plan: reestimated, note: reestimateNote(plan, after, next, throughput, assumed) }
+}
+
+/**
+ * The device the copy's speed is estimated on, and the plan's own speed there: the host CPU when the copy moves
+ * to the CPU (its hardware then says so), else the plan's device as its figures imply it.
+ */
+function speedTarget(plan: TrainingPlan, copy: TrainingPlan, readHostCpu: HostCpuReader, assumed: string[]) {
+  const toCpu = copy.settings.device === 'cpu' && plan.settings.device !== 'cpu'
+  const capacity = toCpu ? plan.hardware.hostMemoryBytes : plan.memory.capacityBytes
+  let speedDevice: EstimateDevice | null
+  let base: EstimateResult['throughput'] = null
+  let hardware = copy.hardware
+  let host: HostCpuDevice | null = null
+  if (toCpu) {
+    host = readHostCpu(capacity)
+    speedDevice = host.device
+    assumed.push(...host.assumed.map((figure) => `the CPU's ${figure} is assumed`))
+    hardware = {
+      ...hardware,
+      summary: `CPU (${host.device.name}) after losing the GPUs of ${plan.hardware.summary}`,
+      gpuName: null,
+      computeCapability: null,
+      deviceMemoryBytes: capacity,
+    }
+  } else {
+    speedDevice = calibratedDevice(plan, assumed)
+    if (speedDevice !== null) base = estimate(estimateInputAt(plan, planPoint(plan), speedDevice)).throughput
+  }
+  return { toCpu, capacity, speedDevice, base, hardware, host }
+}
+
+/** What was re-estimated, the new memory and speed against the plan's, and what had to be assumed. */
+function reestimateNote(
+  plan: TrainingPlan,
+  after: TrainingPlan['settings'],
+  next: EstimateResult,
+  throughput: TrainingPlan['throughput'],
+  assumed: string[],
+): string {
+  const before = plan.settings
   const speed =
     next.throughput === null
       ? 'speed kept as the plan’s'
       : `${Math.round(throughput.tokensPerSecond)} tokens/s (plan: ${Math.round(plan.throughput.tokensPerSecond)})`
-  const note =
+  return (
     `memory and speed re-estimated for ${describeChanges(before, after)}: ` +
     `${formatGiB(next.perDevice.total)} GiB per ${after.device === 'cpu' ? 'CPU' : 'device'} (plan: ${formatGiB(plan.memory.perDevice.total)} GiB), ${speed}` +
     (assumed.length > 0 ? `; ${assumed.join('; ')}` : '')
-  return { plan: reestimated, note }
+  )
 }
 
 /** The plan's own device, or null (with the reason among the notes) when its speed figures cannot calibrate one. */

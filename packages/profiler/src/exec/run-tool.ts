@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
+import type { Readable } from 'node:stream'
 import { MARKER_VARIABLE, ToolProcesses } from './process-tree.js'
 
 export interface ToolResult {
@@ -45,17 +46,13 @@ export function runTool(command: string, args: string[], options: RunToolOptions
   const started = performance.now()
   const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT
   const processes = new ToolProcesses()
-  const marker = processes.marker
   return new Promise((resolve) => {
     let settled = false
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    let outBytes = 0
-    let errBytes = 0
     let timer: NodeJS.Timeout | undefined
     let grace: NodeJS.Timeout | undefined
     let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null
-    let child: ReturnType<typeof spawn> | undefined
+    let child: ChildProcess | undefined
+    let output: { stdout: Collected; stderr: Collected } | undefined
     let abort = () => {}
     const finish = (fields: Pick<ToolResult, 'exitCode' | 'signal' | 'timedOut' | 'error'>) => {
       if (settled) return
@@ -67,44 +64,25 @@ export function runTool(command: string, args: string[], options: RunToolOptions
       // Processes were ended where the tool exited or timed out; what is left is only our end of the pipes.
       child?.stdout?.destroy()
       child?.stderr?.destroy()
-      const stdout = Buffer.concat(out).toString('utf8')
-      const stderr = Buffer.concat(err).toString('utf8')
+      const stdout = output?.stdout.text() ?? ''
+      const stderr = output?.stderr.text() ?? ''
       const ok = fields.error === null && fields.exitCode === 0
       resolve({ command, args, ok, stdout, stderr, ms: performance.now() - started, ...fields })
     }
-    const finishExited = (code: number | null, signal: NodeJS.Signals | null) => {
-      const detail = Buffer.concat(err).toString('utf8').trim().split('\n')[0] ?? ''
-      const error =
-        code === 0
-          ? null
-          : code === null
-            ? `killed by ${signal ?? 'a signal'}`
-            : `exit code ${code}${detail ? `: ${detail.slice(0, 200)}` : ''}`
-      finish({ exitCode: code, signal: signal ?? null, timedOut: false, error })
-    }
+    const finishExited = (code: number | null, signal: NodeJS.Signals | null) =>
+      finish(exitFields(code, signal, output?.stderr.text() ?? ''))
 
     try {
-      child = spawn(command, args, {
-        env: { ...(options.env ?? process.env), [MARKER_VARIABLE]: marker },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: process.platform !== 'win32',
-        windowsHide: true,
-      })
+      child = spawnInGroup(command, args, options.env, processes.marker)
     } catch (error) {
       finish({ exitCode: null, signal: null, timedOut: false, error: describeSpawnError(error) })
       return
     }
     const running = child
     processes.watch(running.pid)
-
     timer = setTimeout(() => {
-      if (exited) {
-        finishExited(exited.code, exited.signal)
-        return
-      }
-      if (process.platform === 'win32') killWindowsTree(running.pid)
-      // While the tool is alive its descendants are still linked to it: end them by parent links too.
-      else processes.end()
+      if (exited) return finishExited(exited.code, exited.signal)
+      endTree(processes, running.pid)
       finish({
         exitCode: null,
         signal: 'SIGKILL',
@@ -112,27 +90,14 @@ export function runTool(command: string, args: string[], options: RunToolOptions
         error: `timed out after ${options.timeoutMs} ms`,
       })
     }, options.timeoutMs)
-
     abort = () => {
-      if (process.platform === 'win32') killWindowsTree(running.pid)
-      else {
-        // SIGTERM now, SIGKILL after the grace period to whatever is left; the caller does not wait for it.
-        processes.signal('SIGTERM')
-        setTimeout(() => processes.end(), ABORT_GRACE_MS)
-      }
+      stopTree(processes, running.pid)
       finish({ exitCode: null, signal: 'SIGKILL', timedOut: false, error: 'stopped' })
     }
     if (options.signal?.aborted) abort()
     options.signal?.addEventListener('abort', abort, { once: true })
 
-    running.stdout?.on('data', (chunk: Buffer) => {
-      if (outBytes < maxBytes) out.push(chunk)
-      outBytes += chunk.length
-    })
-    running.stderr?.on('data', (chunk: Buffer) => {
-      if (errBytes < maxBytes) err.push(chunk)
-      errBytes += chunk.length
-    })
+    output = { stdout: collect(running.stdout, maxBytes), stderr: collect(running.stderr, maxBytes) }
     running.on('error', (error) => {
       finish({ exitCode: null, signal: null, timedOut: false, error: describeSpawnError(error) })
     })
@@ -145,6 +110,62 @@ export function runTool(command: string, args: string[], options: RunToolOptions
     })
     running.on('close', (code, signal) => finishExited(code, signal))
   })
+}
+
+/** The tool in a process group of its own (not on Windows), marked in its environment so its tree can be found. */
+function spawnInGroup(command: string, args: string[], env: NodeJS.ProcessEnv | undefined, marker: string) {
+  return spawn(command, args, {
+    env: { ...(env ?? process.env), [MARKER_VARIABLE]: marker },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: process.platform !== 'win32',
+    windowsHide: true,
+  })
+}
+
+/** What a tool wrote to one stream, up to a limit. */
+interface Collected {
+  text: () => string
+}
+
+function collect(stream: Readable | null, maxBytes: number): Collected {
+  const chunks: Buffer[] = []
+  let bytes = 0
+  stream?.on('data', (chunk: Buffer) => {
+    if (bytes < maxBytes) chunks.push(chunk)
+    bytes += chunk.length
+  })
+  return { text: () => Buffer.concat(chunks).toString('utf8') }
+}
+
+/** The result of a tool that exited: a non-zero code says why with the first line of its stderr. */
+function exitFields(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  stderr: string,
+): Pick<ToolResult, 'exitCode' | 'signal' | 'timedOut' | 'error'> {
+  const detail = stderr.trim().split('\n')[0] ?? ''
+  const error =
+    code === 0
+      ? null
+      : code === null
+        ? `killed by ${signal ?? 'a signal'}`
+        : `exit code ${code}${detail ? `: ${detail.slice(0, 200)}` : ''}`
+  return { exitCode: code, signal: signal ?? null, timedOut: false, error }
+}
+
+/** Ends the tool's tree at once. While the tool is alive its descendants are still linked to it: by parent links too. */
+function endTree(processes: ToolProcesses, pid: number | undefined): void {
+  if (process.platform === 'win32') killWindowsTree(pid)
+  else processes.end()
+}
+
+/** SIGTERM now, SIGKILL after the grace period to whatever is left; the caller does not wait for it. */
+function stopTree(processes: ToolProcesses, pid: number | undefined): void {
+  if (process.platform === 'win32') killWindowsTree(pid)
+  else {
+    processes.signal('SIGTERM')
+    setTimeout(() => processes.end(), ABORT_GRACE_MS)
+  }
 }
 
 function describeSpawnError(error: unknown): string {

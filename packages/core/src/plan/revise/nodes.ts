@@ -1,5 +1,5 @@
 import { RigfitError } from '../../errors.js'
-import type { TrainingPlan } from '../../schemas/training-plan.js'
+import type { Advice, TrainingPlan } from '../../schemas/training-plan.js'
 import { gibText } from '../../units.js'
 import { effectiveBatchOf, processesPerNode, worldSize } from '../batch.js'
 import { tokenBudget } from '../token-budget.js'
@@ -17,10 +17,66 @@ import { runFigures } from './run-figures.js'
 export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
   const s = plan.settings
   if (nodes === s.nodes) return plan
+  assertNodesPossible(plan, nodes)
+  // Sequences one accumulation step takes across the new job; accumulation rounds to hold the effective batch.
+  const perStep = s.microBatch * worldSize({ gpus: s.gpus, nodes })
+  const gradAccum = Math.max(1, Math.round(s.effectiveBatch / perStep))
+  const effectiveBatch = effectiveBatchOf({ microBatch: s.microBatch, gradAccum, gpus: s.gpus, nodes })
+  const figures = reestimator(plan)({ seq: s.seq, microBatch: s.microBatch, gradAccum, nodes })
+  const budget = tokenBudgetOnNodes(plan, figures.throughput.tokensPerSecond)
+  const run = runFigures(plan, {
+    tokens: budget.budget,
+    tokensPerSecond: figures.throughput.tokensPerSecond,
+    tokensPerStep: effectiveBatch * s.seq,
+    watts: (plan.power.watts / s.nodes) * nodes,
+  })
+  const facts = {
+    nodesBefore: s.nodes,
+    gpusPerNode: processesPerNode(s),
+    targetEffectiveBatch: s.effectiveBatch,
+  }
+  const scaled: TrainingPlan = {
+    ...plan,
+    hardware: {
+      ...plan.hardware,
+      nodes,
+      summary: `${nodes > 1 ? `${nodes} nodes x ` : ''}${plan.hardware.summary.replace(/^\d+ nodes x | x \d+ nodes$/, '')}`,
+    },
+    settings: {
+      ...s,
+      nodes,
+      gradAccum,
+      effectiveBatch,
+      strategy: s.strategy === 'single' ? 'ddp' : s.strategy,
+      backend: s.backend === 'none' ? (s.device === 'cpu' ? 'gloo' : 'nccl') : s.backend,
+    },
+    memory: figures.memory,
+    throughput: figures.throughput,
+    tokens: budget,
+    ...run,
+    warnings: [...plan.warnings, ...nodeWarnings(plan, nodes, effectiveBatch, figures)],
+    trace: [
+      ...plan.trace,
+      exporterTrace('nodes', nodes, 'export.nodes', `--nodes ${nodes} on export`, facts),
+      exporterTrace(
+        'gradAccum',
+        gradAccum,
+        'export.nodes.accumulation',
+        'accumulation rescaled to hold the effective batch across nodes',
+        facts,
+      ),
+    ],
+  }
+  assertPlanConsistent(scaled, `the plan on ${nodes} nodes`)
+  return scaled
+}
+
+/** A node count is whole and at least 1, and an mps plan stays on one node. */
+function assertNodesPossible(plan: TrainingPlan, nodes: number): void {
   if (!Number.isInteger(nodes) || nodes < 1) {
     throw new RigfitError('usage', 'E_NODES', `--nodes must be a whole number of at least 1, got ${nodes}`)
   }
-  if (s.device === 'mps') {
+  if (plan.settings.device === 'mps') {
     throw new RigfitError(
       'validation',
       'E_NODES_MPS',
@@ -30,14 +86,13 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
       },
     )
   }
-  // Sequences one accumulation step takes across the new job; accumulation rounds to hold the effective batch.
-  const perStep = s.microBatch * worldSize({ gpus: s.gpus, nodes })
-  const gradAccum = Math.max(1, Math.round(s.effectiveBatch / perStep))
-  const effectiveBatch = effectiveBatchOf({ microBatch: s.microBatch, gradAccum, gpus: s.gpus, nodes })
-  const figures = reestimator(plan)({ seq: s.seq, microBatch: s.microBatch, gradAccum, nodes })
-  const tokensPerSecond = figures.throughput.tokensPerSecond
-  // The token budget as the planner sets it: the time budget (the plan's hours at the plan's rate) binds at the
-  // new rate, else the dataset or the Chinchilla target the plan had.
+}
+
+/**
+ * The token budget as the planner sets it: the time budget (the plan's hours at the plan's rate) binds at the
+ * new rate, else the dataset or the Chinchilla target the plan had.
+ */
+function tokenBudgetOnNodes(plan: TrainingPlan, tokensPerSecond: number) {
   const hoursAllowed =
     plan.tokens.timeBudgetTokens !== null && plan.throughput.tokensPerSecond > 0
       ? plan.tokens.timeBudgetTokens / plan.throughput.tokensPerSecond / 3600
@@ -45,7 +100,7 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
   // The bounds are weighed as the planner weighs them for the workload's kind: a fine-tune has no Chinchilla
   // bound, so a time budget that bound it keeps binding; a recorded dataset or target budget already holds its
   // epochs.
-  const budget = tokenBudget({
+  return tokenBudget({
     params: plan.params.total,
     tokensPerParam: plan.params.total > 0 ? plan.tokens.chinchillaTokens / plan.params.total : 0,
     tokensPerSecond,
@@ -55,15 +110,18 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
     epochs: 1,
     targetTokens: plan.tokens.binding === 'target' ? plan.tokens.budget : null,
   })
-  const run = runFigures(plan, {
-    tokens: budget.budget,
-    tokensPerSecond,
-    tokensPerStep: effectiveBatch * s.seq,
-    watts: (plan.power.watts / s.nodes) * nodes,
-  })
+}
 
+/** What running on other nodes assumes or changes: scaling, the effective batch, FSDP's memory, the budget. */
+function nodeWarnings(
+  plan: TrainingPlan,
+  nodes: number,
+  effectiveBatch: number,
+  figures: { fits: boolean; deviceBytes: number; budgetBytes: number },
+): Advice[] {
+  const s = plan.settings
   const scaling = interNodeEfficiency(nodes)
-  const warnings = [...plan.warnings]
+  const warnings: Advice[] = []
   if (nodes > 1) {
     warnings.push(
       exporterAdvice(
@@ -96,43 +154,5 @@ export function planForNodes(plan: TrainingPlan, nodes: number): TrainingPlan {
       ),
     )
   }
-  const facts = {
-    nodesBefore: s.nodes,
-    gpusPerNode: processesPerNode(s),
-    targetEffectiveBatch: s.effectiveBatch,
-  }
-  const scaled: TrainingPlan = {
-    ...plan,
-    hardware: {
-      ...plan.hardware,
-      nodes,
-      summary: `${nodes > 1 ? `${nodes} nodes x ` : ''}${plan.hardware.summary.replace(/^\d+ nodes x | x \d+ nodes$/, '')}`,
-    },
-    settings: {
-      ...s,
-      nodes,
-      gradAccum,
-      effectiveBatch,
-      strategy: s.strategy === 'single' ? 'ddp' : s.strategy,
-      backend: s.backend === 'none' ? (s.device === 'cpu' ? 'gloo' : 'nccl') : s.backend,
-    },
-    memory: figures.memory,
-    throughput: figures.throughput,
-    tokens: budget,
-    ...run,
-    warnings,
-    trace: [
-      ...plan.trace,
-      exporterTrace('nodes', nodes, 'export.nodes', `--nodes ${nodes} on export`, facts),
-      exporterTrace(
-        'gradAccum',
-        gradAccum,
-        'export.nodes.accumulation',
-        'accumulation rescaled to hold the effective batch across nodes',
-        facts,
-      ),
-    ],
-  }
-  assertPlanConsistent(scaled, `the plan on ${nodes} nodes`)
-  return scaled
+  return warnings
 }

@@ -47,6 +47,40 @@ export function decideStreaming(
   datasetBytes: number | null,
 ): StreamingDecision {
   const s = plan.settings
+  const need = readNeed(plan, facts, datasetBytes)
+  const { dataset, local, requiredDiskMBs } = need
+  const reasons = [...need.reasons]
+  const where = streamOrFetch(plan, facts, need)
+  const { mode } = where
+  reasons.push(...where.reasons)
+  const loader = loaderFor(s, facts, mode, local?.kind === 'hdd')
+  reasons.push(loader.reason)
+  const { workers, prefetchFactor } = loader
+  const disk = mode === 'pre-download' ? local : null
+  if (disk?.readMBs != null && disk.readMBs < BANDWIDTH_HEADROOM * requiredDiskMBs) {
+    reasons.push(
+      `${disk.mount} reads ${mbs(disk.readMBs)}, under ${BANDWIDTH_HEADROOM}x the ${mbs(requiredDiskMBs)} needed: cache the dataset in RAM or on NVMe.`,
+    )
+  }
+  return {
+    mode,
+    datasetBytes: dataset.bytes,
+    datasetBytesSource: dataset.source,
+    tokensPerSecondPerNode: need.perNode,
+    requiredNetworkMBs: need.requiredNetworkMBs,
+    requiredDiskMBs,
+    networkMBs: facts.networkMBs,
+    disk: disk ? { mount: disk.mount, kind: disk.kind, readMBs: disk.readMBs } : null,
+    downloadHours: where.downloadHours,
+    workers,
+    prefetchFactor,
+    reasons,
+  }
+}
+
+/** What the run reads per node, as raw text and as token ids, the dataset's size, and the disk with room for it. */
+function readNeed(plan: TrainingPlan, facts: IoFacts, datasetBytes: number | null) {
+  const s = plan.settings
   const dataset = datasetSize(plan, datasetBytes)
   const perNode = plan.throughput.tokensPerSecond / s.nodes
   const requiredNetworkMBs = (perNode * RAW_TEXT_BYTES_PER_TOKEN) / 1e6
@@ -60,6 +94,14 @@ export function decideStreaming(
         ? `Dataset: ${formatBytes(dataset.bytes)} (${plan.workload.dataset?.path}).`
         : `Dataset: ${formatBytes(dataset.bytes)}, one pass over the ${plan.tokens.budget.toLocaleString('en-US')}-token budget as raw text (pass --dataset-size for the real figure).`,
   ]
+  return { dataset, perNode, requiredNetworkMBs, requiredDiskMBs, local, reasons }
+}
+type ReadNeed = ReturnType<typeof readNeed>
+
+/** Stream or pre-download, from the network rate against the need and the download's share of the run. */
+function streamOrFetch(plan: TrainingPlan, facts: IoFacts, need: ReadNeed) {
+  const { dataset, local, requiredNetworkMBs } = need
+  const reasons: string[] = []
   const networkOk = facts.networkMBs !== null && facts.networkMBs >= BANDWIDTH_HEADROOM * requiredNetworkMBs
   const downloadHours =
     facts.networkMBs === null || facts.networkMBs <= 0
@@ -100,46 +142,35 @@ export function decideStreaming(
       `Stream, network-bound: no local disk has room and ${mbs(facts.networkMBs)} limits the run to about ${Math.round(bound).toLocaleString('en-US')} tokens/s per node.`,
     )
   }
+  return { mode, downloadHours, reasons }
+}
 
+/** The loader's workers and prefetch: more requests in flight for high-latency reads (network, HDD). */
+function loaderFor(
+  s: TrainingPlan['settings'],
+  facts: IoFacts,
+  mode: StreamingDecision['mode'],
+  slowLocal: boolean,
+): { workers: number; prefetchFactor: number; reason: string } {
   const base = s.dataloader.workers
   const basePrefetch = s.dataloader.prefetchFactor ?? 2
   const coresPerProcess =
     facts.usableCores === null
       ? Number.POSITIVE_INFINITY
       : Math.max(1, Math.floor(facts.usableCores / processesPerNode(s)) - 1)
-  const slowLocal = local?.kind === 'hdd'
-  let workers = base
-  let prefetchFactor = basePrefetch
   if (mode === 'stream' || slowLocal) {
     // High-latency reads need more requests in flight: at least two workers, deeper prefetch.
-    workers = Math.min(Math.max(base, 2), coresPerProcess)
-    prefetchFactor = Math.max(basePrefetch, HIGH_LATENCY_PREFETCH)
-    reasons.push(
-      `Loader: ${workers} workers, prefetch ${prefetchFactor} per worker to hide ${mode === 'stream' ? 'network' : 'disk seek'} latency.`,
-    )
-  } else {
-    reasons.push(
-      `Loader: the plan's ${workers} workers and prefetch ${prefetchFactor} suffice for local reads.`,
-    )
-  }
-  const disk = mode === 'pre-download' ? local : null
-  if (disk?.readMBs != null && disk.readMBs < BANDWIDTH_HEADROOM * requiredDiskMBs) {
-    reasons.push(
-      `${disk.mount} reads ${mbs(disk.readMBs)}, under ${BANDWIDTH_HEADROOM}x the ${mbs(requiredDiskMBs)} needed: cache the dataset in RAM or on NVMe.`,
-    )
+    const workers = Math.min(Math.max(base, 2), coresPerProcess)
+    const prefetchFactor = Math.max(basePrefetch, HIGH_LATENCY_PREFETCH)
+    return {
+      workers,
+      prefetchFactor,
+      reason: `Loader: ${workers} workers, prefetch ${prefetchFactor} per worker to hide ${mode === 'stream' ? 'network' : 'disk seek'} latency.`,
+    }
   }
   return {
-    mode,
-    datasetBytes: dataset.bytes,
-    datasetBytesSource: dataset.source,
-    tokensPerSecondPerNode: perNode,
-    requiredNetworkMBs,
-    requiredDiskMBs,
-    networkMBs: facts.networkMBs,
-    disk: disk ? { mount: disk.mount, kind: disk.kind, readMBs: disk.readMBs } : null,
-    downloadHours,
-    workers,
-    prefetchFactor,
-    reasons,
+    workers: base,
+    prefetchFactor: basePrefetch,
+    reason: `Loader: the plan's ${base} workers and prefetch ${basePrefetch} suffice for local reads.`,
   }
 }

@@ -1,11 +1,8 @@
-import {
-  deepSpeedTrainedPrecision,
-  exporterAdvice,
-  exporterTrace,
-  planPoint,
-  reestimator,
-  type TrainingPlan,
-} from '@rigfit/core'
+import type { TrainingPlan } from '../../schemas/training-plan.js'
+import { deepSpeedTrainedPrecision } from '../deepspeed-precision.js'
+import { planPoint } from './estimate-input.js'
+import { reestimator } from './reestimate.js'
+import { exporterAdvice, exporterTrace } from './revision-advice.js'
 
 const GIB = 1024 ** 3
 const gib = (bytes: number) => `${(bytes / GIB).toFixed(1)} GiB`

@@ -1,13 +1,9 @@
-import { join } from 'node:path'
 import type { Command } from '@oclif/core'
-import type { GpuCatalogEntry, PackProblem } from '@rigfit/core'
-import { loadCatalogFile } from '@rigfit/core/node'
+import type { GpuCatalogEntry } from '@rigfit/core'
+import { type CatalogsLoad, loadPluginCatalogs } from '@rigfit/core/node'
 import { formatProblem, pluginPackRoots } from './packs.js'
 
-export interface CatalogsLoad {
-  entries: GpuCatalogEntry[]
-  problems: PackProblem[]
-}
+export type { CatalogsLoad }
 
 const catalogsByCommand = new WeakMap<object, Promise<CatalogsLoad>>()
 
@@ -26,30 +22,7 @@ export function loadAllCatalogs(command: Command): Promise<CatalogsLoad> {
 
 async function collectCatalogs(command: Command): Promise<CatalogsLoad> {
   const { roots } = await pluginPackRoots(command)
-  const entries: GpuCatalogEntry[] = []
-  const problems: PackProblem[] = []
-  const seen = new Map<string, string>()
-  for (const root of roots) {
-    const catalog = loadCatalogFile(join(root.root, 'catalog.json'))
-    problems.push(...catalog.problems.map((problem) => ({ ...problem, pack: root.name })))
-    for (const entry of catalog.entries) {
-      const owner = seen.get(entry.id)
-      if (owner) {
-        problems.push({
-          code: 'E_PACK_CATALOG',
-          pack: root.name,
-          file: join(root.root, 'catalog.json'),
-          ruleId: null,
-          path: '$.entries',
-          message: `GPU id "${entry.id}" is already defined by ${owner}; this one is ignored`,
-        })
-        continue
-      }
-      seen.set(entry.id, root.name)
-      entries.push(entry)
-    }
-  }
-  return { entries, problems }
+  return loadPluginCatalogs(roots)
 }
 
 /** Every catalog entry of the installed plugins; problems with a catalog are printed as warnings on stderr. */

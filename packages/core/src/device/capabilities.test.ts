@@ -1,7 +1,5 @@
-import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadCatalogFile } from '../node/catalog-file.js'
+import { workspacePlugins } from '../../test/helpers/workspace-plugins.js'
 import {
   computeCapabilityNumber,
   cpuHasBf16,
@@ -17,8 +15,7 @@ import { amdPrecision, nvidiaPrecision } from './number-formats.js'
 
 // Every plugin's catalog, as shipped.
 function catalogEntries() {
-  const plugins = join(import.meta.dirname, '../../../../plugins')
-  return readdirSync(plugins).flatMap((name) => loadCatalogFile(join(plugins, name, 'catalog.json')).entries)
+  return workspacePlugins().catalog
 }
 
 describe('device capabilities', () => {

@@ -24,6 +24,17 @@ export {
 } from './load-pack.js'
 export { readFolderWeights, readSafetensorsHeader } from './model-weights.js'
 export {
+  BUNDLED_PLUGINS,
+  type BundledPlugins,
+  bundledPluginRoots,
+  type CatalogsLoad,
+  loadBundledPlugins,
+  loadPluginCatalogs,
+  loadPluginPacks,
+  type PluginRoot,
+  sortPluginRoots,
+} from './plugin-bundle.js'
+export {
   buildPrecheckedBundle,
   loadPackPrechecked,
   PRECHECKED_FORMAT,

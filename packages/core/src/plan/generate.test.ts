@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { pretrain } from '../../test/helpers/workloads.js'
 import { RigfitError } from '../errors.js'
 import { resolveModel } from '../node/resolve-model.js'
 import { decide } from '../rules/decide.js'
@@ -17,20 +18,6 @@ const machinesDir = new URL('../../test/fixtures/machines/', import.meta.url)
 const machine = (name: string) =>
   HardwareProfile.parse(JSON.parse(readFileSync(new URL(`${name}.json`, machinesDir), 'utf8')))
 const machineNames = readdirSync(machinesDir).map((file) => file.replace(/\.json$/, ''))
-
-const pretrain = (patch: Partial<Workload> = {}): Workload => ({
-  schemaVersion: WORKLOAD_SCHEMA_VERSION,
-  kind: 'pretrain',
-  model: null,
-  method: 'auto',
-  frozenModels: [],
-  datasetBytes: null,
-  timeBudgetHours: null,
-  targetEffectiveBatch: null,
-  seq: null,
-  nodes: 1,
-  ...patch,
-})
 
 async function planFor(
   profile: HardwareProfile,

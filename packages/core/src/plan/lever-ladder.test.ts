@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { finetune } from '../../test/helpers/workloads.js'
 import { findCatalogModel } from '../model/index.js'
 import { loadCorePack } from '../node/core-pack.js'
 import { decide } from '../rules/decide.js'
@@ -17,20 +18,6 @@ const GIB = 2 ** 30
 const withRam = (profile: HardwareProfile, gib: number): HardwareProfile => ({
   ...profile,
   memory: { ...profile.memory, totalBytes: gib * GIB, availableBytes: gib * GIB, usableBytes: gib * GIB },
-})
-
-const finetune = (model: string, patch: Partial<Workload> = {}): Workload => ({
-  schemaVersion: WORKLOAD_SCHEMA_VERSION,
-  kind: 'finetune',
-  model: findCatalogModel(model) ?? null,
-  method: 'auto',
-  frozenModels: [],
-  datasetBytes: null,
-  timeBudgetHours: null,
-  targetEffectiveBatch: null,
-  seq: null,
-  nodes: 1,
-  ...patch,
 })
 
 /** A plan with the core rule pack's decisions, as `rigfit plan` makes it without vendor packs. */

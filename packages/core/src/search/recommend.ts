@@ -1,24 +1,25 @@
-import type { Command } from '@oclif/core'
-import {
-  CLOUD_PRESETS,
-  datasetTokens,
-  decide,
-  deriveFacts,
-  generatePlan,
-  type HardwareProfile,
-  isRigfitError,
-  type LoadedPack,
-  type Mode,
-  type PlanOptions,
-  RigfitError,
-  type TrainingPlan,
-  tokenBudget,
-  type Workload,
-} from '@rigfit/core'
-import { presetProfile, whatIfProfile } from '@rigfit/profiler'
-import { loadAllCatalogEntries } from './catalog.js'
-import { fmtCount, fmtHours, table } from './format.js'
-import { loadAllPacks } from './packs.js'
+import { isRigfitError, RigfitError } from '../errors.js'
+import type { LoadedPack } from '../packs/loaded-pack.js'
+import { datasetTokens } from '../plan/candidates.js'
+import { CLOUD_PRESETS } from '../plan/cloud-presets.js'
+import { generatePlan, type PlanOptions } from '../plan/generate.js'
+import { tokenBudget } from '../plan/token-budget.js'
+import { decide } from '../rules/decide.js'
+import { deriveFacts } from '../rules/derive-facts.js'
+import type { Mode } from '../schemas/common.js'
+import type { GpuCatalogEntry } from '../schemas/gpu-catalog.js'
+import type { HardwareProfile } from '../schemas/hardware-profile.js'
+import type { TrainingPlan } from '../schemas/training-plan.js'
+import type { Workload } from '../schemas/workload.js'
+import { fmtCount, fmtHours } from '../units.js'
+import type { WhatIfHardware } from './what-if-hardware.js'
+
+/** What the hardware search plans on: the loaded GPU catalogs and rule packs, and the what-if profile builder. */
+export interface HardwareSearch {
+  catalog: readonly GpuCatalogEntry[]
+  packs: readonly LoadedPack[]
+  hardware: WhatIfHardware
+}
 
 export interface Recommendation {
   hardware: string
@@ -63,21 +64,14 @@ const GPU_COUNTS = [1, 2, 4, 8] as const
  * for catalog GPUs; presets use their list price. Without a time budget there is nothing to rank by: a usage error.
  */
 export async function recommendHardware(
-  command: Command,
+  search: HardwareSearch,
   workload: Workload,
   mode: Mode,
-  options: PlanOptions & { rulesDir?: string | undefined },
+  options: PlanOptions,
   pricePerHour: number | null,
 ): Promise<RecommendationResult> {
-  const budgetHours = workload.timeBudgetHours
-  if (budgetHours === null) {
-    throw new RigfitError('usage', 'E_RECOMMEND_NEEDS_BUDGET', '--recommend needs a --time-budget.', {
-      suggestion:
-        'Add --time-budget 24h (and --dataset-size for fine-tuning) to rank hardware by whether it finishes in time.',
-    })
-  }
-  const catalog = await loadAllCatalogEntries(command)
-  const { packs } = await loadAllPacks(command, { rulesDir: options.rulesDir })
+  const budgetHours = recommendBudgetHours(workload)
+  const { catalog, packs, hardware } = search
   const results: Recommendation[] = []
   const attempt = (
     profile: () => HardwareProfile,
@@ -91,7 +85,7 @@ export async function recommendHardware(
       if (gpus > 1 && entry.unifiedMemory) continue
       results.push(
         await attempt(
-          () => whatIfProfile({ gpu: entry, gpus }, catalog),
+          () => hardware.catalogGpus(entry, gpus),
           `${gpus > 1 ? `${gpus}x ` : ''}${entry.name}`,
           'gpu',
           gpus,
@@ -103,7 +97,7 @@ export async function recommendHardware(
   for (const preset of CLOUD_PRESETS) {
     results.push(
       await attempt(
-        () => presetProfile(preset, catalog),
+        () => hardware.cloudPreset(preset),
         `${preset.id} (${preset.provider}, ${preset.gpus}x ${preset.gpu})`,
         'cloud',
         preset.gpus,
@@ -123,6 +117,18 @@ export async function recommendHardware(
   return { budgetHours: workload.timeBudgetHours ?? 0, mode, ranked, rejected }
 }
 
+/** The time budget hardware is ranked against; without one there is nothing to rank by: a usage error. */
+export function recommendBudgetHours(workload: Workload): number {
+  const budgetHours = workload.timeBudgetHours
+  if (budgetHours === null) {
+    throw new RigfitError('usage', 'E_RECOMMEND_NEEDS_BUDGET', '--recommend needs a --time-budget.', {
+      suggestion:
+        'Add --time-budget 24h (and --dataset-size for fine-tuning) to rank hardware by whether it finishes in time.',
+    })
+  }
+  return budgetHours
+}
+
 interface Candidate {
   profile: () => HardwareProfile
   label: string
@@ -132,7 +138,7 @@ interface Candidate {
 }
 
 async function rank(
-  packs: LoadedPack[],
+  packs: readonly LoadedPack[],
   workload: Workload,
   mode: Mode,
   options: PlanOptions,
@@ -210,44 +216,4 @@ function requested(workload: Workload, plan: TrainingPlan): number {
     datasetTokens: datasetTokens(workload),
     epochs: workload.epochs ?? null,
   }).budget
-}
-
-export function renderRecommendations(ranking: RecommendationResult, workload: Workload): string {
-  const what = workload.model ? `fine-tune ${workload.model.name}` : 'pretrain from scratch'
-  const all = workload.kind === 'finetune' && datasetTokens(workload) === null ? '' : ' on all its tokens'
-  const lines = [
-    `Hardware that can ${what}${all} within ${fmtHours(ranking.budgetHours)} (${ranking.mode} mode), fastest first:`,
-    '',
-  ]
-  if (ranking.ranked.length === 0) {
-    lines.push(
-      '  none: no catalog GPU or cloud preset trains all of it within the budget. Raise --time-budget or shrink the work.',
-    )
-  } else {
-    lines.push(
-      table([
-        ['#', 'Hardware', 'Method', 'Tokens/s', 'Tokens', 'Time', 'Cost'],
-        ...ranking.ranked
-          .slice(0, 25)
-          .map((r, i) => [
-            String(i + 1),
-            r.hardware,
-            r.method,
-            fmtCount(r.tokensPerSecond),
-            fmtCount(r.tokens),
-            fmtHours(r.hours),
-            r.cost === null ? '-' : `$${r.cost.toFixed(2)}`,
-          ]),
-      ]),
-    )
-    if (ranking.ranked.length > 25)
-      lines.push(`  ... and ${ranking.ranked.length - 25} more (--json lists all)`)
-  }
-  const noFit = ranking.rejected.filter((r) => !r.fits).length
-  const tooSlow = ranking.rejected.length - noFit
-  lines.push(
-    '',
-    `${ranking.ranked.length} configurations train all of it within the budget; ${tooSlow} fit but would need longer than the budget (they train only part of it in time); ${noFit} do not fit the model.`,
-  )
-  return lines.join('\n')
 }

@@ -1,20 +1,11 @@
-import type { Command } from '@oclif/core'
-import {
-  type GpuCatalogEntry,
-  type HardwareProfile,
-  type Mode,
-  PIN_FLAGS,
-  type PinName,
-  pinEntries,
-  pinText,
-  RigfitError,
-  type TrainingPlan,
-  type Workload,
-  withoutPin,
-} from '@rigfit/core'
-import { applyOverrides, assumedCpuCount, assumedRamGiB, type ProfileOverrides } from '@rigfit/profiler'
-import { loadAllCatalogEntries } from './catalog.js'
-import { type PlanModesOptions, planModes } from './planning.js'
+import { RigfitError } from '../errors.js'
+import { PIN_FLAGS, type PinName, pinEntries, pinText, withoutPin } from '../plan/pins.js'
+import type { Mode } from '../schemas/common.js'
+import type { HardwareProfile } from '../schemas/hardware-profile.js'
+import type { Advice, TrainingPlan } from '../schemas/training-plan.js'
+import type { Workload } from '../schemas/workload.js'
+import { planMode, type SearchPlanOptions } from './plan-mode.js'
+import type { HardwareSearch } from './recommend.js'
 
 /** One change that makes the plan fit, with the plan it gives. */
 export interface FitAlternative {
@@ -35,7 +26,12 @@ interface Trial {
   flags: string
   profile?: HardwareProfile
   workload?: Workload
-  options?: Partial<PlanModesOptions>
+  options?: Partial<SearchPlanOptions>
+}
+
+/** The hardware search, and the warnings every plan of it carries: the rule packs that were skipped. */
+export interface FitSearch extends HardwareSearch {
+  packNotices: Advice[]
 }
 
 const GIB = 2 ** 30
@@ -47,23 +43,19 @@ const GIB = 2 ** 30
  * prints.
  */
 export async function fitAlternatives(
-  command: Command,
+  search: FitSearch,
   profile: HardwareProfile,
   workload: Workload,
   mode: Mode,
-  options: PlanModesOptions,
+  options: SearchPlanOptions,
 ): Promise<FitAlternative[]> {
   const trials = [...pinTrials(workload), ...leverTrials(workload, profile, options)]
-  trials.push(...hardwareTrials(profile, await loadAllCatalogEntries(command)))
+  trials.push(...hardwareTrials(profile, search))
   const found: FitAlternative[] = []
   const answered = new Set<string>()
   for (const trial of trials) {
     if (trial.group && answered.has(trial.group)) continue
-    const planned = await planModes(command, trial.profile ?? profile, trial.workload ?? workload, [mode], {
-      ...options,
-      ...trial.options,
-    }).catch(() => null)
-    const plan = planned?.plans[mode]
+    const plan = await planTrial(search, trial, { profile, workload, mode, options })
     if (!plan) continue
     if (trial.group) answered.add(trial.group)
     found.push({
@@ -75,6 +67,28 @@ export async function fitAlternatives(
     })
   }
   return found
+}
+
+/** The trial planned as the changed command plans it, or null when it does not fit either. */
+async function planTrial(
+  search: FitSearch,
+  trial: Trial,
+  asked: { profile: HardwareProfile; workload: Workload; mode: Mode; options: SearchPlanOptions },
+): Promise<TrainingPlan | null> {
+  const profile = trial.profile ?? asked.profile
+  try {
+    return await planMode({
+      packs: search.packs,
+      profile,
+      workload: trial.workload ?? asked.workload,
+      mode: asked.mode,
+      options: { ...asked.options, ...trial.options },
+      notices: [...search.packNotices, ...search.hardware.assumptions(profile)],
+    })
+  } catch {
+    // A change that cannot be planned at all (not only one that does not fit) is simply not an alternative.
+    return null
+  }
 }
 
 /** The fit error, carrying what would fit: its suggestion lists the changes, its details the nearest plan. */
@@ -109,7 +123,7 @@ function pinTrials(workload: Workload): Trial[] {
     }))
 }
 
-function leverTrials(workload: Workload, profile: HardwareProfile, options: PlanModesOptions): Trial[] {
+function leverTrials(workload: Workload, profile: HardwareProfile, options: SearchPlanOptions): Trial[] {
   const trials: Trial[] = []
   const pins = workload.pins ?? {}
   const cuda = profile.gpus.some((gpu) => gpu.vendor === 'nvidia')
@@ -155,14 +169,13 @@ function leverTrials(workload: Workload, profile: HardwareProfile, options: Plan
 }
 
 /** More GPUs of the same kind, then the smallest larger GPU of the same vendor in the catalog. */
-function hardwareTrials(profile: HardwareProfile, catalog: GpuCatalogEntry[]): Trial[] {
+function hardwareTrials(profile: HardwareProfile, { catalog, hardware }: HardwareSearch): Trial[] {
   const gpu = profile.gpus[0]
   // A Mac's memory is its chip's: no more of them train together, and a larger one is another Mac.
   if (!gpu || gpu.integrated || gpu.vendor === 'apple') return []
   const count = profile.gpus.length
   // The printed command keeps the user's other flags: a RAM or CPU count they gave stays, an assumed one is
-  // assumed again for the new GPUs, as the command run with those flags would.
-  const kept = givenHost(profile)
+  // assumed again for the new GPUs, as the command run with those flags would (WhatIfHardware.otherGpus).
   const trials: Trial[] = [2, 4, 8]
     .map((factor) => count * factor)
     .filter((gpus) => gpus <= 8)
@@ -170,7 +183,7 @@ function hardwareTrials(profile: HardwareProfile, catalog: GpuCatalogEntry[]): T
       group: 'hardware',
       change: `${gpus} x ${gpu.name}`,
       flags: `--gpu "${gpu.name}" --gpus ${gpus}`,
-      profile: applyOverrides(profile, { ...kept, gpus }, catalog),
+      profile: hardware.otherGpus(profile, { gpus }),
     }))
   const larger = catalog
     .filter((entry) => entry.vendor === gpu.vendor && entry.vramGB * GIB > gpu.vramTotalBytes * 1.2)
@@ -181,20 +194,10 @@ function hardwareTrials(profile: HardwareProfile, catalog: GpuCatalogEntry[]): T
       group: 'hardware',
       change: `${entry.name} (${entry.vramGB} GB)`,
       flags: `--gpu "${entry.name}" --gpus ${count}`,
-      profile: applyOverrides(profile, { ...kept, gpu: entry, gpus: count }, catalog),
+      profile: hardware.otherGpus(profile, { gpu: entry, gpus: count }),
     })
   }
   return trials
-}
-
-/** The host RAM and CPUs of a what-if profile that the user gave (not assumed), as overrides to keep. */
-function givenHost(profile: HardwareProfile): ProfileOverrides {
-  const given: ProfileOverrides = {}
-  const ram = profile.overrides.find((change) => change.startsWith('ram='))
-  if (ram && assumedRamGiB(profile) === null) given.ramGiB = Number.parseFloat(ram.slice('ram='.length))
-  const cpus = profile.overrides.find((change) => change.startsWith('cpus='))
-  if (cpus && assumedCpuCount(profile) === null) given.cpus = Number.parseInt(cpus.slice('cpus='.length), 10)
-  return given
 }
 
 function pinLabel(name: PinName): string {

@@ -20,6 +20,21 @@ const workspaceDirs = ['packages', 'plugins', 'apps'].flatMap((group) =>
 // The end-to-end tests on real engines are a package of their own at the top.
 if (existsSync(join(repoRoot, 'e2e', 'package.json'))) workspaceDirs.push('e2e')
 
+// Every package keeps its tests in test/, mirroring src/ (src/plan/x.ts is tested by test/plan/x.test.ts). A test
+// file under src/ would not run, so it stops every run instead of being skipped in silence.
+const misplaced = workspaceDirs.flatMap((dir) =>
+  existsSync(join(repoRoot, dir, 'src'))
+    ? readdirSync(join(repoRoot, dir, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.test.ts'))
+        .map((file) => join(dir, 'src', file))
+    : [],
+)
+if (misplaced.length > 0) {
+  throw new Error(
+    `tests live in each package's test/ folder, mirroring src/; move ${misplaced.join(', ')} (src/a/b.test.ts -> test/a/b.test.ts)`,
+  )
+}
+
 export default defineConfig({
   test: {
     // Deadlines catch hangs; they are not speed checks. With two busy-looping processes beside the suite on a
@@ -38,7 +53,7 @@ export default defineConfig({
       test: {
         name: dir.split('/').pop() as string,
         root: join(repoRoot, dir),
-        include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+        include: ['test/**/*.test.ts'],
       },
     })),
   },

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { Interfaces } from '@oclif/core'
-import type { PluginPackRoot } from './lib/packs.js'
+import type { PluginRoot } from '@rigfit/core/node'
 
 interface StartRecord {
   /** rigfit's own command ids and aliases (words joined with ':') that no plugin command or topic extends. */
@@ -26,7 +26,7 @@ interface StartRecord {
 export interface CommandStart {
   /** oclif's load options: rigfit's package.json with no plugins to load. */
   loadOptions: { root: string; pjson: Interfaces.PJSON }
-  packRoots: PluginPackRoot[]
+  packRoots: PluginRoot[]
 }
 
 /**
@@ -50,7 +50,7 @@ export function commandStart(
   }
   if (!record.commands.some((id) => id.split(':').every((word, index) => argv[index] === word))) return null
   const require = createRequire(join(cliRoot, 'package.json'))
-  const packRoots: PluginPackRoot[] = []
+  const packRoots: PluginRoot[] = []
   for (const pack of record.packs) {
     let packageJson: string
     try {

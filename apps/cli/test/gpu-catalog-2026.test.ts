@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { bundledCatalogEntries } from './helpers/bundled-catalogs.js'
+import { bundledCatalogEntries } from './helpers/bundled-plugins.js'
 import { rigfitJson } from './helpers/run-cli.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: plans read back from the CLI's JSON output

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { matchGpu } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { bundledCatalogEntries } from './helpers/bundled-catalogs.js'
+import { bundledCatalogEntries } from './helpers/bundled-plugins.js'
 
 const MIB = 1024 ** 2
 const GIB = 1024 ** 3

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { matchGpu, suggestGpus } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { bundledCatalogEntries } from './helpers/bundled-catalogs.js'
+import { bundledCatalogEntries } from './helpers/bundled-plugins.js'
 import { rigfit } from './helpers/run-cli.js'
 
 const entries = bundledCatalogEntries()

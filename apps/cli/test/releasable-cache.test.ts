@@ -8,7 +8,7 @@ import {
   runKind,
 } from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
-import { bundledCatalogEntries } from './helpers/bundled-catalogs.js'
+import { bundledCatalogEntries } from './helpers/bundled-plugins.js'
 import { rigfit, rigfitJson } from './helpers/run-cli.js'
 
 const decoders = MODEL_CATALOG.filter((model) => model.kind === 'decoder')

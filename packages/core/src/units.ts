@@ -107,3 +107,20 @@ export function gibText(bytes: number): string {
  * tokenizer, and the exporters' streaming figures all use it, so that the three agree.
  */
 export const TEXT_BYTES_PER_TOKEN = 4
+
+/** A count at a scale that shows it: 1.20T, 12.5B, 950K, 42. */
+export function fmtCount(value: number): string {
+  if (value >= 1e12) return `${(value / 1e12).toFixed(2)}T`
+  if (value >= 1e9) return `${(value / 1e9).toFixed(value >= 1e10 ? 1 : 2)}B`
+  if (value >= 1e6) return `${(value / 1e6).toFixed(value >= 1e7 ? 0 : 1)}M`
+  if (value >= 1e3) return `${(value / 1e3).toFixed(value >= 1e4 ? 0 : 1)}K`
+  return `${Math.round(value)}`
+}
+
+/** A duration: 45 min, 12.5 h, 3.2 days; `unbounded` when it never ends. */
+export function fmtHours(hours: number): string {
+  if (!Number.isFinite(hours)) return 'unbounded'
+  if (hours < 1) return `${Math.max(1, Math.round(hours * 60))} min`
+  if (hours < 48) return `${hours.toFixed(1)} h`
+  return `${(hours / 24).toFixed(1)} days`
+}

@@ -70,6 +70,7 @@ export { profileSlurmAllocation, type SlurmProfileOptions } from './slurm/profil
 export { allocationId, currentAllocation, parseShownJob } from './slurm/slurm-allocation.js'
 export { formatProfileSummary, type SummaryStyle } from './summary.js'
 export { throttlingRisk } from './thermal-risk.js'
+export { assumptionNotices, whatIfHardware } from './what-if-hardware.js'
 export {
   ASSUMED_CPUS_PER_GPU,
   ASSUMED_MIN_CPUS,

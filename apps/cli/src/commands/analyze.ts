@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core'
-import { MODES, type Mode, performanceScore } from '@rigfit/core'
+import { explainedFitError, MODES, type Mode, performanceScore } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
 import { clusterLine, resolvePlanningTarget } from '../lib/cluster.js'
-import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
+import { fitAlternativesFor } from '../lib/hardware-search.js'
 import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags, resolvePlanningProfile } from '../lib/instance.js'
 import { planModes } from '../lib/planning.js'
@@ -81,7 +81,7 @@ export default class Analyze extends RigfitCommand {
     if (Object.keys(plans).length === 0) {
       const failure = failures.balanced ?? failures.conservative ?? failures.extreme
       if (!failure) throw new Error('no plan and no failure')
-      throw explainedFitError(failure, await fitAlternatives(this, profile, workload, 'balanced', options))
+      throw explainedFitError(failure, await fitAlternativesFor(this, profile, workload, 'balanced', options))
     }
     const written = flags['generate-configs']
       ? // The exporters (and their YAML writer) load only when configs are written.

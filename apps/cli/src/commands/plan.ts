@@ -3,6 +3,7 @@ import {
   autoHeuristic,
   decide,
   deriveFacts,
+  explainedFitError,
   type HardwareProfile,
   HEURISTIC_MODEL_SCALE,
   type HeuristicModel,
@@ -11,15 +12,15 @@ import {
 } from '@rigfit/core'
 import { RigfitCommand } from '../lib/base-command.js'
 import { clusterLine, loadCluster, resolvePlanningTarget } from '../lib/cluster.js'
-import { explainedFitError, fitAlternatives } from '../lib/fit-alternatives.js'
+import { fitAlternativesFor, recommendFor } from '../lib/hardware-search.js'
 import { inputTimeoutFlags, inputTimeoutMs } from '../lib/input-timeout.js'
 import { instanceFlags, parsePrice, resolvePlanningProfile } from '../lib/instance.js'
 import { loadAllPacks } from '../lib/packs.js'
 import { planModes } from '../lib/planning.js'
 import { planningFlags, planOptionsFromFlags } from '../lib/planning-flags.js'
 import { profileSourceFlags } from '../lib/profile-source.js'
-import { recommendHardware, renderRecommendations } from '../lib/recommend.js'
 import { renderPlan } from '../lib/render-plans.js'
+import { renderRecommendations } from '../lib/render-recommendations.js'
 import { workloadFlags, workloadFromFlags } from '../lib/workload-flags.js'
 
 export default class Plan extends RigfitCommand {
@@ -75,13 +76,7 @@ export default class Plan extends RigfitCommand {
     const workload = await workloadFromFlags(flags, this.config.cacheDir)
     if (flags.recommend) {
       // Ranking compares GPU counts, so a given price is per GPU there; presets keep their own list price.
-      const ranking = await recommendHardware(
-        this,
-        workload,
-        mode,
-        options,
-        parsePrice(flags['price-per-hour']),
-      )
+      const ranking = await recommendFor(this, workload, mode, options, parsePrice(flags['price-per-hour']))
       if (!this.jsonEnabled()) this.log(renderRecommendations(ranking, workload))
       return ranking
     }
@@ -98,7 +93,7 @@ export default class Plan extends RigfitCommand {
     const failure = failures[mode]
     if (failure) {
       // Nothing fits: say the smallest changes that would, and show the nearest of those plans.
-      const alternatives = await fitAlternatives(this, profile, planned, mode, options)
+      const alternatives = await fitAlternativesFor(this, profile, planned, mode, options)
       const nearest = alternatives[0]
       if (nearest && !this.jsonEnabled()) {
         this.log(`Nothing fits as asked. The nearest plan that fits, with ${nearest.flags}:\n`)

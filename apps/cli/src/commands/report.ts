@@ -3,10 +3,10 @@ import { isRigfitError, MODES, type Mode, type TrainingPlan } from '@rigfit/core
 import type { ReportInput } from '@rigfit/report'
 import { RigfitCommand } from '../lib/base-command.js'
 import { resolvePlanningTarget } from '../lib/cluster.js'
+import { recommendFor } from '../lib/hardware-search.js'
 import { instanceFlags, parsePrice, resolvePlanningProfile } from '../lib/instance.js'
 import { planningFlags, planOptionsFromFlags } from '../lib/planning-flags.js'
 import { profileSourceFlags } from '../lib/profile-source.js'
-import { recommendHardware } from '../lib/recommend.js'
 import { readEstimateFile } from '../lib/report-estimate.js'
 import {
   comparedWhatIf,
@@ -100,13 +100,7 @@ export default class Report extends RigfitCommand {
     })
     const first = modes[0] as Mode
     if (flags.recommend) {
-      const ranking = await recommendHardware(
-        this,
-        workload,
-        first,
-        options,
-        parsePrice(flags['price-per-hour']),
-      )
+      const ranking = await recommendFor(this, workload, first, options, parsePrice(flags['price-per-hour']))
       input.whatIf = recommendedWhatIf(ranking)
     }
     if (flags.compare) {

@@ -1,12 +1,10 @@
 import type { Command } from '@oclif/core'
 import {
-  type Advice,
-  type ClusterProfile,
-  describeNodeDevices,
+  type Cluster,
+  clusterFromProfile,
+  clusterOfNodes,
   type HardwareProfile,
   networkName,
-  RigfitError,
-  weakestNodeIndex,
 } from '@rigfit/core'
 import { applyOverrides, hasOverrides, loadProfile, loadProfileDocument } from '@rigfit/profiler'
 import { loadAllCatalogEntries } from './catalog.js'
@@ -14,120 +12,13 @@ import { inputTimeoutMs } from './input-timeout.js'
 import { type InstanceFlagValues, resolvePlanningProfile } from './instance.js'
 import { overridesFromFlags } from './profile-source.js'
 
-export interface Cluster {
-  /** The node every node is planned as: the weakest one. */
-  profile: HardwareProfile
-  nodes: number
-  heterogeneous: boolean
-  warning: string | null
-  /** Every warning a plan for this cluster carries: the differences, and nodes that did not answer. */
-  advice: Advice[]
-  /** The cluster profile it came from (`--from cluster.json`); null for `--cluster FILE…`. */
-  source: ClusterProfile | null
-}
+export type { Cluster }
 
-const advice = (id: string, message: string): Advice => ({
-  id,
-  message,
-  source: 'generator',
-  expectedGain: null,
-})
-
-function heterogeneity(
-  profiles: HardwareProfile[],
-  names: string[],
-): { heterogeneous: boolean; warning: string | null; weakest: number } {
-  const weakest = weakestNodeIndex(profiles)
-  const kinds = new Set(profiles.map(describeNodeDevices))
-  const heterogeneous = kinds.size > 1
-  const slowest = profiles[weakest] as HardwareProfile
-  return {
-    heterogeneous,
-    weakest,
-    warning: heterogeneous
-      ? `The nodes differ (${[...kinds].join('; ')}): every node is planned as the weakest, ${names[weakest]} (${describeNodeDevices(slowest)}), so the stronger nodes idle part of each step.`
-      : null,
-  }
-}
-
-/**
- * Several saved profiles, one per node: data-parallel training steps at the pace of the slowest node and must
- * fit the smallest, so the plan is made for the weakest node on every node, with a warning when the nodes differ.
- */
+/** `--cluster FILE…`: the saved node profiles, planned as core plans a cluster (each node as the weakest). */
 export async function loadCluster(files: string[]): Promise<Cluster> {
-  if (files.length < 2) {
-    throw new RigfitError(
-      'usage',
-      'E_CLUSTER_SIZE',
-      '--cluster needs two or more profile files, one per node.',
-      {
-        suggestion:
-          'Save each node with `rigfit profile --out node-a.json`, then `rigfit plan --cluster node-a.json node-b.json`.',
-      },
-    )
-  }
-  const profiles = await Promise.all(files.map((file) => loadProfile(file)))
-  const { heterogeneous, warning, weakest } = heterogeneity(profiles, files)
-  return {
-    profile: profiles[weakest] as HardwareProfile,
-    nodes: profiles.length,
-    heterogeneous,
-    warning,
-    advice: warning ? [advice('heterogeneous-cluster', warning)] : [],
-    source: null,
-  }
-}
-
-/**
- * A cluster profile (`rigfit profile --slurm`) planned as `--cluster` plans its files: the nodes that answered,
- * each planned as the weakest, on the network measured between them. Nodes that did not answer are left out of
- * the job and named; each way the nodes differ is a warning naming every node's value.
- */
-export function clusterFromProfile(cluster: ClusterProfile, path: string): Cluster {
-  const ok = cluster.nodes.filter((node) => node.status === 'ok' && node.profile !== null)
-  if (ok.length === 0) {
-    throw new RigfitError(
-      'input',
-      'E_CLUSTER_EMPTY',
-      `${path}: no node of the cluster has a profile (${cluster.nodes.map((n) => `${n.name}: ${n.status}`).join(', ')}).`,
-      {
-        suggestion:
-          'Profile the cluster again with `rigfit profile --slurm --out cluster.json` once the nodes answer.',
-      },
-    )
-  }
-  const profiles = ok.map((node) => node.profile as HardwareProfile)
-  const names = ok.map((node) => node.name)
-  const { heterogeneous, warning, weakest } = heterogeneity(profiles, names)
-  const notes: Advice[] = []
-  if (warning) notes.push(advice('heterogeneous-cluster', warning))
-  for (const difference of cluster.differences) {
-    const values = Object.entries(difference.values).map(([node, value]) => `${node}: ${value}`)
-    notes.push(
-      advice('cluster-difference', `The nodes differ in ${difference.field} (${values.join('; ')}).`),
-    )
-  }
-  const missing = cluster.nodes.filter((node) => !ok.includes(node))
-  if (missing.length > 0) {
-    notes.push(
-      advice(
-        'cluster-nodes-missing',
-        `Planned for the ${ok.length} node(s) that answered; ${missing.map((n) => `${n.name} (${n.status})`).join(', ')} had no profile and ${missing.length === 1 ? 'is' : 'are'} left out of the job.`,
-      ),
-    )
-  }
-  const profile = profiles[weakest] as HardwareProfile
-  const network = cluster.network.kind
-  return {
-    // The network between the nodes is the cluster's, as measured on them, not what one node says alone.
-    profile:
-      network === 'unknown' ? profile : { ...profile, interconnect: { ...profile.interconnect, network } },
-    nodes: ok.length,
-    heterogeneous,
-    warning,
-    advice: notes,
-    source: cluster,
-  }
+  // Fewer than two files is a usage error before any file is read.
+  const profiles = files.length < 2 ? [] : await Promise.all(files.map((file) => loadProfile(file)))
+  return clusterOfNodes(profiles, files)
 }
 
 /** What a planning command plans for: one machine, or a cluster profile given to `--from`. */

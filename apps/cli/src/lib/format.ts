@@ -10,20 +10,8 @@ export function grouped(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+$)/g, ',')
 }
 
-export function fmtCount(value: number): string {
-  if (value >= 1e12) return `${(value / 1e12).toFixed(2)}T`
-  if (value >= 1e9) return `${(value / 1e9).toFixed(value >= 1e10 ? 1 : 2)}B`
-  if (value >= 1e6) return `${(value / 1e6).toFixed(value >= 1e7 ? 0 : 1)}M`
-  if (value >= 1e3) return `${(value / 1e3).toFixed(value >= 1e4 ? 0 : 1)}K`
-  return `${Math.round(value)}`
-}
-
-export function fmtHours(hours: number): string {
-  if (!Number.isFinite(hours)) return 'unbounded'
-  if (hours < 1) return `${Math.max(1, Math.round(hours * 60))} min`
-  if (hours < 48) return `${hours.toFixed(1)} h`
-  return `${(hours / 24).toFixed(1)} days`
-}
+// Counts and durations as every rigfit text writes them; core's hardware search writes them in its reasons.
+export { fmtCount, fmtHours } from '@rigfit/core'
 
 /** Left-aligned text table: the first column is labels, the others values. */
 export function table(rows: string[][]): string {

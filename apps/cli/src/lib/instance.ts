@@ -1,11 +1,5 @@
 import { type Command, Flags } from '@oclif/core'
-import {
-  CLOUD_PRESETS,
-  findCloudPreset,
-  type HardwareProfile,
-  RigfitError,
-  type TrainingPlan,
-} from '@rigfit/core'
+import { CLOUD_PRESETS, findCloudPreset, type HardwareProfile, RigfitError } from '@rigfit/core'
 import { presetProfile } from '@rigfit/profiler'
 import { loadAllCatalogEntries } from './catalog.js'
 import { type ProfileSourceFlagValues, type ResolveProfileOptions, resolveProfile } from './profile-source.js'
@@ -48,13 +42,6 @@ export function pricePerHour(flags: InstanceFlagValues): number | null {
   const explicit = parsePrice(flags['price-per-hour'])
   if (explicit !== null) return explicit
   return flags.instance ? (findCloudPreset(flags.instance)?.pricePerHour ?? null) : null
-}
-
-/** The plan's `cost`: the node's hourly price times the nodes and the hours, or null without a price. */
-export function planCost(plan: TrainingPlan, price: number | null): TrainingPlan['cost'] {
-  if (price === null) return null
-  const nodes = plan.settings.nodes
-  return { pricePerHour: price, currency: 'USD', nodes, total: price * nodes * plan.time.totalHours }
 }
 
 /** The profile to plan for: a cloud preset (--instance), else what `resolveProfile` gives. */

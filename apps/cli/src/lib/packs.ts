@@ -4,11 +4,12 @@ import type { Command, Config } from '@oclif/core'
 import { type LoadedPack, type PackProblem, printableLine, RigfitError } from '@rigfit/core'
 import {
   displayPath,
-  loadCorePack,
-  loadPackPrechecked,
   loadPacksIn,
+  loadPluginPacks,
+  type PluginRoot,
   type PrecheckedBundle,
   readPrecheckedBundle,
+  sortPluginRoots,
   uniquePacks,
 } from '@rigfit/core/node'
 import type { PackHookResult, RigfitHooks } from '@rigfit/core/plugin'
@@ -23,27 +24,20 @@ declare module '@oclif/core' {
   }
 }
 
-export interface PluginPackRoot extends PackHookResult {
-  /** The oclif plugin that answered the hook. */
-  plugin: string
-}
-
 export interface PacksLoad {
   packs: LoadedPack[]
   problems: PackProblem[]
 }
 
 const HOOK_TIMEOUT_MS = 5000
-const rootsByConfig = new WeakMap<Config, Promise<{ roots: PluginPackRoot[]; problems: PackProblem[] }>>()
+const rootsByConfig = new WeakMap<Config, Promise<{ roots: PluginRoot[]; problems: PackProblem[] }>>()
 const packsByKey = new Map<string, Promise<PacksLoad>>()
 
 /**
  * The pack folders the installed plugins announce through the `rigfit:packs` hook, asked once per process.
  * A plugin whose hook fails or answers nonsense is reported and skipped.
  */
-export function pluginPackRoots(
-  command: Command,
-): Promise<{ roots: PluginPackRoot[]; problems: PackProblem[] }> {
+export function pluginPackRoots(command: Command): Promise<{ roots: PluginRoot[]; problems: PackProblem[] }> {
   const config = command.config
   let pending = rootsByConfig.get(config)
   if (!pending) {
@@ -54,9 +48,9 @@ export function pluginPackRoots(
   return pending
 }
 
-async function askPlugins(config: Config): Promise<{ roots: PluginPackRoot[]; problems: PackProblem[] }> {
+async function askPlugins(config: Config): Promise<{ roots: PluginRoot[]; problems: PackProblem[] }> {
   const answer = await config.runHook('rigfit:packs', {}, HOOK_TIMEOUT_MS, true)
-  const roots: PluginPackRoot[] = []
+  const roots: PluginRoot[] = []
   const problems: PackProblem[] = []
   for (const { plugin, result } of answer.successes) {
     if (result === undefined || result === null) continue
@@ -75,8 +69,7 @@ async function askPlugins(config: Config): Promise<{ roots: PluginPackRoot[]; pr
   for (const { plugin, error } of answer.failures) {
     problems.push(pluginProblem(plugin.name, plugin.root, `its rigfit:packs hook failed: ${error.message}`))
   }
-  roots.sort((a, b) => (a.plugin < b.plugin ? -1 : a.plugin > b.plugin ? 1 : 0))
-  return { roots, problems }
+  return { roots: sortPluginRoots(roots), problems }
 }
 
 function pluginProblem(plugin: string, root: string, message: string): PackProblem {
@@ -130,15 +123,10 @@ export function precheckedPacks(command: Command): PrecheckedBundle | null {
 
 async function collectPacks(command: Command, rulesDir: string | undefined): Promise<PacksLoad> {
   const prechecked = precheckedPacks(command)
-  const all: LoadedPack[] = [loadCorePack(prechecked)]
   const { roots, problems } = await pluginPackRoots(command)
-  const found = [...problems]
-  for (const root of roots) {
-    const location = { layer: 'vendor', kind: 'plugin', plugin: root.plugin } as const
-    const result = loadPackPrechecked(root.root, location, prechecked)
-    if (result.pack) all.push(result.pack)
-    found.push(...result.problems)
-  }
+  const vendor = loadPluginPacks(roots, prechecked)
+  const all = vendor.packs
+  const found = [...problems, ...vendor.problems]
   for (const dir of [userRulesDir(command), ...(rulesDir === undefined ? [] : [rulesDir])]) {
     const result = loadPacksIn(dir, { layer: 'user', kind: 'user' })
     if (dir === rulesDir && result.packs.length === 0 && result.problems.length === 0)

@@ -3,6 +3,7 @@ import {
   type HardwareProfile,
   type Mode,
   performanceScore,
+  type RecommendationResult,
   RigfitError,
   type TrainingPlan,
   type Workload,
@@ -13,7 +14,6 @@ import type { LabelledPlan, MachineSummary, WhatIf } from '@rigfit/report'
 import type { RigfitCommand } from './base-command.js'
 import { fmtHours } from './format.js'
 import { type PlanModesOptions, planModes } from './planning.js'
-import type { RecommendationResult } from './recommend.js'
 
 /** How many ranked configurations the what-if chart shows, as `rigfit plan --recommend` prints them. */
 const RANKED_SHOWN = 25

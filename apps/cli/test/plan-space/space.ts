@@ -18,8 +18,7 @@ import {
   type Workload,
 } from '@rigfit/core'
 import { catalogInterconnect, whatIfProfile } from '@rigfit/profiler'
-import { bundledCatalogEntries } from '../helpers/bundled-catalogs.js'
-import { bundledPacks } from '../helpers/bundled-packs.js'
+import { bundledCatalogEntries, bundledPacks } from '../helpers/bundled-plugins.js'
 
 export const catalog: GpuCatalogEntry[] = bundledCatalogEntries()
 export const packs: LoadedPack[] = bundledPacks()

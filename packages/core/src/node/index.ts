@@ -23,12 +23,24 @@ export {
 } from './load-pack.js'
 export { readFolderWeights, readSafetensorsHeader } from './model-weights.js'
 export {
+  BUNDLED_PLUGINS,
+  type BundledPlugins,
+  bundledPluginRoots,
+  type CatalogsLoad,
+  loadBundledPlugins,
+  loadPluginCatalogs,
+  loadPluginPacks,
+  type PluginRoot,
+  sortPluginRoots,
+} from './plugin-bundle.js'
+export {
   buildPrecheckedCatalogs,
   loadCatalogFile,
   PRECHECKED_CATALOGS_FORMAT,
   type PrecheckedCatalogs,
   readPrecheckedCatalogs,
 } from './prechecked-catalogs.js'
+
 export {
   buildPrecheckedBundle,
   loadPackPrechecked,

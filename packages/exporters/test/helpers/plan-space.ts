@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import {
   CLOUD_PRESETS,
   computeCapabilityNumber,
@@ -18,53 +17,23 @@ import {
   WORKLOAD_SCHEMA_VERSION,
   type Workload,
 } from '@rigfit/core'
-import { loadCatalogFile, loadCorePack, loadPackPath } from '@rigfit/core/node'
+import { type BUNDLED_PLUGINS, loadBundledPlugins } from '@rigfit/core/node'
 import { presetProfile, whatIfProfile } from '@rigfit/profiler'
 
-const require = createRequire(import.meta.url)
+const bundled = loadBundledPlugins(createRequire(import.meta.url).resolve)
 
-/** The bundled plugins, in the order the CLI loads their packs (sorted by package name). */
-export const PLUGINS = [
-  'apple',
-  'cpu',
-  'datacenter',
-  'intel',
-  'rdna',
-  'rtx20',
-  'rtx30',
-  'rtx40',
-  'rtx50',
-] as const
-export type PluginName = (typeof PLUGINS)[number]
-
-const pluginRoot = (plugin: PluginName) => dirname(require.resolve(`@rigfit/plugin-${plugin}/package.json`))
+/** The bundled plugins' names (`@rigfit/plugin-<name>`), in the order the CLI loads them. */
+type ShortName<T> = T extends `@rigfit/plugin-${infer Name}` ? Name : never
+type PluginName = ShortName<(typeof BUNDLED_PLUGINS)[number]>
 
 /** Each plugin's catalog.json (the cpu plugin has none), as the CLI reads them. */
-export const CATALOGS: Readonly<Record<PluginName, GpuCatalogEntry[]>> = Object.fromEntries(
-  PLUGINS.map((plugin) => {
-    const file = join(pluginRoot(plugin), 'catalog.json')
-    const loaded = plugin === 'cpu' ? { entries: [], problems: [] } : loadCatalogFile(file)
-    if (loaded.problems.length > 0) throw new Error(`${file}: ${JSON.stringify(loaded.problems)}`)
-    return [plugin, loaded.entries]
-  }),
-) as Record<PluginName, GpuCatalogEntry[]>
+export const CATALOGS = bundled.catalogs as Readonly<Record<PluginName, GpuCatalogEntry[]>>
 
 /** Every catalog entry of the bundled plugins, the list `--gpu NAME` resolves against. */
-export const ALL_GPUS: GpuCatalogEntry[] = PLUGINS.flatMap((plugin) => CATALOGS[plugin])
+export const ALL_GPUS: GpuCatalogEntry[] = bundled.catalog
 
 /** The packs `rigfit plan` runs: core's defaults and every bundled plugin's pack, as vendor packs. */
-export const PACKS: LoadedPack[] = [
-  loadCorePack(),
-  ...PLUGINS.map((plugin) => {
-    const result = loadPackPath(pluginRoot(plugin), {
-      layer: 'vendor',
-      kind: 'plugin',
-      plugin: `@rigfit/plugin-${plugin}`,
-    })
-    if (!result.pack) throw new Error(`pack of ${plugin}: ${JSON.stringify(result.problems)}`)
-    return result.pack
-  }),
-]
+export const PACKS: LoadedPack[] = bundled.packs
 
 /** One machine of the sweep, with the flags that name it on the command line. */
 export interface SweptMachine {

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { leaveOneSourceOut } from '../../src/estimate/validation-fit.js'
+import {
+  DEVICE_CLASSES,
+  deviceClass,
+  renderSpeedBreakdown,
+  SPEED_METHODS,
+  type SpeedGroup,
+  speedBreakdown,
+  speedMethod,
+} from '../../src/estimate/validation-speed.js'
+import { loadValidationRows } from '../../src/node/validation-dataset.js'
+
+const rows = loadValidationRows()
+const docs = readFileSync(new URL('../../../../docs/estimate.md', import.meta.url), 'utf8')
+
+/** Markdown tables compared cell by cell, whatever the padding a formatter gives them. */
+const cells = (markdown: string) =>
+  markdown
+    .split('\n')
+    .map((line) =>
+      line
+        .replace(/\s*\|\s*/g, '|')
+        .replace(/-{3,}:?/g, '---')
+        .trim(),
+    )
+    .join('\n')
+
+/**
+ * The held-out tokens/s medians the model reaches on published rows (docs/estimate.md shows them); the thresholds sit
+ * at those figures, so a change that makes a class or a method worse fails here. A group without rows has no figure.
+ */
+const REACHED_PUBLISHED: Record<string, number> = {
+  all: 0.062,
+  datacenter: 0.062,
+  consumer: 0.186,
+  full: 0.069,
+  lora: 0.049,
+}
+
+/**
+ * The same for rigfit's own harness, per class: the H100 rows (datacenter) and the CPU rows `rigfit calibrate`
+ * measured, whose speed no constant is fitted to (`fitsSpeedConstants`).
+ */
+const REACHED_HARNESS: Record<string, number> = {
+  all: 0.137,
+  datacenter: 0.103,
+  cpu: 0.265,
+  full: 0.137,
+  lora: 0.161,
+}
+
+describe('tokens/s held out by source, per device class and per method', () => {
+  const heldOut = leaveOneSourceOut(rows).flatMap((fold) => fold.outcomes)
+  const published = speedBreakdown(heldOut.filter((o) => o.row.origin === 'published'))
+  const harness = speedBreakdown(heldOut.filter((o) => o.row.origin === 'calibrate'))
+
+  it('puts every row in one device class and one method', () => {
+    for (const row of rows) {
+      expect(DEVICE_CLASSES).toContain(deviceClass(row.gpu))
+      expect(SPEED_METHODS).toContain(speedMethod(row))
+    }
+    expect(deviceClass({ kind: 'cuda', name: 'NVIDIA GeForce RTX 4090' })).toBe('consumer')
+    expect(deviceClass({ kind: 'cuda', name: 'Tesla T4' })).toBe('datacenter')
+    expect(deviceClass({ kind: 'mps', name: 'Apple M2' })).toBe('apple')
+    expect(deviceClass({ kind: 'rocm', name: 'AMD Instinct MI300X' })).toBe('amd')
+    for (const b of [published, harness]) {
+      expect(b.byClass.reduce((n, g) => n + g.rows, 0)).toBe(b.all.rows)
+      expect(b.byMethod.reduce((n, g) => n + g.rows, 0)).toBe(b.all.rows)
+    }
+  })
+
+  it('reaches the documented medians on published rows, and docs/estimate.md shows the tables this run computes', () => {
+    const tables = `published rows:\n\n${renderSpeedBreakdown(published)}\n\nrigfit's calibration harness:\n\n${renderSpeedBreakdown(harness)}`
+    console.log(`\n${tables}\n`)
+    for (const [breakdown, reached] of [
+      [published, REACHED_PUBLISHED],
+      [harness, REACHED_HARNESS],
+    ] as const) {
+      const groups: SpeedGroup[] = [breakdown.all, ...breakdown.byClass, ...breakdown.byMethod]
+      for (const group of groups) {
+        const bound = reached[group.group]
+        if (group.rows === 0) expect(bound, group.group).toBeUndefined()
+        else expect(group.medianAbsError, group.group).toBeLessThanOrEqual(bound ?? Number.NaN)
+      }
+    }
+    expect(cells(docs)).toContain(cells(renderSpeedBreakdown(published)))
+    expect(cells(docs)).toContain(cells(renderSpeedBreakdown(harness)))
+  })
+})

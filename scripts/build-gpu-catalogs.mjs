@@ -192,11 +192,11 @@ export function listPrices(csvText) {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(row.seen)) throw new Error(`gpu-prices.csv ${row.gpu_id}: no date seen`)
     if (prices.has(row.gpu_id)) throw new Error(`gpu-prices.csv ${row.gpu_id}: priced twice`)
     const price = {
-      usdPerGpuHour,
-      provider: row.provider,
       offer: row.offer,
-      source: row.source,
+      provider: row.provider,
       seen: row.seen,
+      source: row.source,
+      usdPerGpuHour,
     }
     prices.set(row.gpu_id, row.via ? { ...price, via: row.via } : price)
   }
@@ -221,11 +221,16 @@ export function buildCatalogs(csvText, pricesText = '') {
     const entry = toEntry(row)
     const price = prices.get(entry.id)
     prices.delete(entry.id)
-    catalogs.get(family).entries.push(price ? { ...entry, listPrice: price } : entry)
+    catalogs.get(family).entries.push(price ? withSortedKeys({ ...entry, listPrice: price }) : entry)
   }
   if (prices.size > 0)
     throw new Error(`gpu-prices.csv prices GPUs the spec sheet lacks: ${[...prices.keys()].join(', ')}`)
   return { catalogs, skipped }
+}
+
+/** The object with its keys in order: the packs' contract suite holds every catalog's JSON keys sorted. */
+function withSortedKeys(object) {
+  return Object.fromEntries(Object.entries(object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
 export function renderCatalog(catalog) {

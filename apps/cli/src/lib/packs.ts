@@ -13,7 +13,7 @@ import {
   uniquePacks,
 } from '@rigfit/core/node'
 import type { PackHookResult, RigfitHooks } from '@rigfit/core/plugin'
-import { recordedPackRoots } from './recorded-pack-roots.js'
+import { type PackRoots, recordedPackRoots } from './recorded-pack-roots.js'
 
 export type { LoadedPack, PackHookResult, PackProblem }
 
@@ -30,14 +30,14 @@ export interface PacksLoad {
 }
 
 const HOOK_TIMEOUT_MS = 5000
-const rootsByConfig = new WeakMap<Config, Promise<{ roots: PluginRoot[]; problems: PackProblem[] }>>()
+const rootsByConfig = new WeakMap<Config, Promise<PackRoots>>()
 const packsByKey = new Map<string, Promise<PacksLoad>>()
 
 /**
  * The pack folders the installed plugins announce through the `rigfit:packs` hook, asked once per process.
  * A plugin whose hook fails or answers nonsense is reported and skipped.
  */
-export function pluginPackRoots(command: Command): Promise<{ roots: PluginRoot[]; problems: PackProblem[] }> {
+export function pluginPackRoots(command: Command): Promise<PackRoots> {
   const config = command.config
   let pending = rootsByConfig.get(config)
   if (!pending) {
@@ -48,7 +48,7 @@ export function pluginPackRoots(command: Command): Promise<{ roots: PluginRoot[]
   return pending
 }
 
-async function askPlugins(config: Config): Promise<{ roots: PluginRoot[]; problems: PackProblem[] }> {
+async function askPlugins(config: Config): Promise<PackRoots> {
   const answer = await config.runHook('rigfit:packs', {}, HOOK_TIMEOUT_MS, true)
   const roots: PluginRoot[] = []
   const problems: PackProblem[] = []

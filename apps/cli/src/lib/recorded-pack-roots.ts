@@ -6,12 +6,18 @@ import type { PluginRoot } from '@rigfit/core/node'
  * (bundle/start.json), set when a command starts without loading the plugins (src/command-start.ts). Unset, the
  * hooks are asked.
  */
-let recorded: { roots: PluginRoot[]; problems: PackProblem[] } | undefined
+/** The plugins' pack folders, and the plugins whose hook failed or answered nonsense. */
+export interface PackRoots {
+  roots: PluginRoot[]
+  problems: PackProblem[]
+}
+
+let recorded: PackRoots | undefined
 
 export function useRecordedPackRoots(roots: PluginRoot[]): void {
   recorded = { roots, problems: [] }
 }
 
-export function recordedPackRoots(): { roots: PluginRoot[]; problems: PackProblem[] } | undefined {
+export function recordedPackRoots(): PackRoots | undefined {
   return recorded
 }

@@ -4,38 +4,25 @@ import { ModelSpec } from '../schemas/model-spec.js'
 import catalogData from './catalog.json' with { type: 'json' }
 import { traitsOf } from './family-traits.js'
 
+/** One model of catalog.json as written: a ModelSpec without what the source and the model type's traits give. */
+type CatalogEntry = Omit<
+  z.input<typeof ModelSpec>,
+  'schemaVersion' | 'source' | 'kind' | 'mlp' | 'norm' | 'positions' | 'bias'
+>
+
 /**
- * One model of catalog.json: the numbers of its published config.json (Hugging Face Hub, `name` is the
- * repository). The architecture (kind, MLP, norm, positions, biases) comes from its model type's traits.
+ * catalog.json's entries completed with their model type's traits, keys in ModelSpec's order and its defaults
+ * filled, as ModelSpec.parse would give them. The file ships inside this package and is checked against the schema
+ * by its test (catalog-check.ts), so every command's start does not parse it again.
  */
-const CatalogModel = ModelSpec.omit({
-  schemaVersion: true,
-  source: true,
-  kind: true,
-  mlp: true,
-  norm: true,
-  positions: true,
-  bias: true,
-}).strict()
-
-const CatalogFile = z.strictObject({ models: z.array(CatalogModel).min(1) })
-
-/** catalog.json validated and completed; a broken catalog fails on import, naming the model and the field. */
-function loadCatalog(data: unknown): ModelSpec[] {
-  const parsed = CatalogFile.safeParse(data)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new Error(`model catalog.json is invalid at ${issue?.path.join('.')}: ${issue?.message}`)
-  }
-  const seen = new Set<string>()
-  return parsed.data.models.map((entry) => {
+export function completeCatalog(entries: readonly CatalogEntry[]): ModelSpec[] {
+  const keys = Object.keys(ModelSpec.shape) as (keyof ModelSpec)[]
+  return entries.map((entry) => {
     const traits = traitsOf(entry.modelType)
     if (!traits)
       throw new Error(`model catalog.json: ${entry.id} has unknown model type "${entry.modelType}"`)
-    if (seen.has(entry.id)) throw new Error(`model catalog.json: duplicate id "${entry.id}"`)
-    seen.add(entry.id)
     const { kind, mlp, norm, positions, bias } = traits
-    return ModelSpec.parse({
+    const full: Record<string, unknown> = {
       schemaVersion: 1,
       source: 'catalog',
       ...entry,
@@ -44,7 +31,15 @@ function loadCatalog(data: unknown): ModelSpec[] {
       norm,
       positions,
       bias,
-    })
+    }
+    const spec: Record<string, unknown> = {}
+    for (const key of keys) {
+      const field = ModelSpec.shape[key]
+      const value =
+        full[key] === undefined && field instanceof z.ZodDefault ? field.parse(undefined) : full[key]
+      if (value !== undefined) spec[key] = value
+    }
+    return spec as ModelSpec
   })
 }
 
@@ -52,7 +47,7 @@ function loadCatalog(data: unknown): ModelSpec[] {
  * Built-in models with the numbers of their published config.json. Sizes only: weights are never needed to
  * estimate memory or speed. Frozen all the way down: every caller shares these objects.
  */
-export const MODEL_CATALOG: readonly ModelSpec[] = deepFreeze(loadCatalog(catalogData))
+export const MODEL_CATALOG: readonly ModelSpec[] = deepFreeze(completeCatalog(catalogData.models))
 
 /** Every catalog model, in catalog order. */
 export function listModels(): readonly ModelSpec[] {

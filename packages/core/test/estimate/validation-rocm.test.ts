@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SHIPPED_TUNING } from '../../src/estimate/estimate.js'
+import { rocmSustainedShare } from '../../src/estimate/rocm-efficiency.js'
 import { evaluateValidationRow } from '../../src/estimate/validation.js'
 import { fitsSpeedConstants, fitTuning, leaveOneSourceOut } from '../../src/estimate/validation-fit.js'
 import { deviceClass } from '../../src/estimate/validation-speed.js'
@@ -31,6 +32,18 @@ describe('the AMD (ROCm) tokens/s rows', () => {
       const shipped = evaluateValidationRow(outcome.row, SHIPPED_TUNING)
       expect(outcome.predicted, outcome.row.id).toBeCloseTo(shipped.predicted, 6)
       expect(outcome.measured, outcome.row.id).toBe(outcome.row.value)
+    }
+  })
+
+  it("are read closer with the Instinct's measured GEMM share than at the whole efficiency", () => {
+    for (const row of rocmSpeed) {
+      const priced = evaluateValidationRow(row, SHIPPED_TUNING)
+      const unmeasured = evaluateValidationRow(
+        { ...row, gpu: { ...row.gpu, name: 'an unmeasured ROCm device' } },
+        SHIPPED_TUNING,
+      )
+      expect(rocmSustainedShare({ kind: 'rocm', name: row.gpu.name }), row.id).toBeLessThan(1)
+      expect(Math.abs(priced.error), row.id).toBeLessThan(Math.abs(unmeasured.error))
     }
   })
 })

@@ -143,14 +143,19 @@ function fitSpeed(speedRows: readonly ValidationRow[]) {
 const NO_DEVICE = { kind: 'cpu', computeCapability: null } as const
 
 /**
- * Whether a tokens/s row constrains the step time's fitted constants. They describe GPU kernels: cuBLAS GEMMs and
- * attention kernels against a tensor-core peak, CUDA launches, Hopper's clocks. A CPU row measures oneDNN's GEMMs on
- * vector units and PyTorch's CPU element-wise kernels, which none of them stands for; its speed is predicted with the
- * GPU rows' fit and scored, never fitted to (the CPU rows come from one machine: a CPU constant fitted to them could
- * not be checked held out).
+ * Device kinds whose tokens/s rows are scored but fit none of the step time's constants. The constants describe
+ * NVIDIA's kernels: cuBLAS GEMMs and attention kernels against a tensor-core peak, CUDA launches, Hopper's clocks.
+ * A CPU row measures oneDNN's GEMMs on vector units and PyTorch's CPU element-wise kernels; a ROCm row measures
+ * hipBLASLt's GEMMs and AOTriton's attention against an Instinct's quoted matrix peak, which its published rows reach
+ * a far smaller share of (`torch-mojo-backend.jsonl`: GPT-2 124M on an MI300X at 60% of the speed the CUDA fit
+ * predicts). Fitted to, such a row drags the CUDA constants toward its own device and moves every NVIDIA prediction;
+ * each of these kinds has rows from one source only, so a constant of its own could not be checked held out.
  */
+const SCORED_NOT_FITTED: ReadonlySet<ValidationRow['gpu']['kind']> = new Set(['cpu', 'rocm'])
+
+/** Whether a tokens/s row constrains the step time's fitted constants (`SCORED_NOT_FITTED` above). */
 export function fitsSpeedConstants(row: ValidationRow): boolean {
-  return row.metric === 'tokens_per_second' && row.gpu.kind !== 'cpu'
+  return row.metric === 'tokens_per_second' && !SCORED_NOT_FITTED.has(row.gpu.kind)
 }
 
 /**

@@ -4,7 +4,11 @@ import { validationInput } from '../../src/estimate/validation.js'
 import { fitTuning, PRIOR_TUNING } from '../../src/estimate/validation-fit.js'
 import { loadValidationRows } from '../../src/node/validation-dataset.js'
 
-const cuda = (computeCapability: string | null) => ({ kind: 'cuda' as const, computeCapability })
+const cuda = (computeCapability: string | null) => ({
+  kind: 'cuda' as const,
+  computeCapability,
+  name: 'device',
+})
 
 describe('the share of the peak a device sustains', () => {
   it('is the fitted share on Hopper (9.x) and the whole efficiency elsewhere', () => {

@@ -43,7 +43,9 @@ const REACHED = {
   // The harness's tokens/s include the CPU rows since they were added (GPU rows alone: 0.085 and 0.103, held in
   // validation-speed.test.ts as the datacenter class's bound).
   asTypedHarness: { memoryMedian: 0.044, within15: 0.855, speedMedian: 0.09 },
-  heldOutPublished: { memoryMedian: 0.05, within15: 0.855, speedMedian: 0.062 },
+  // Published tokens/s include the AMD row since it was added (6.2% with it, 6.1% without: the NVIDIA rows' own
+  // figure is unchanged, held in validation-speed.test.ts as the datacenter class's bound).
+  heldOutPublished: { memoryMedian: 0.05, within15: 0.855, speedMedian: 0.063 },
   heldOutHarness: { memoryMedian: 0.056, within15: 0.865, speedMedian: 0.137 },
   /** Held-out verdicts (`validation-verdicts.ts`): bands and constants both fitted without the run's source. */
   verdicts: {

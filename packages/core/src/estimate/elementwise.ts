@@ -1,5 +1,6 @@
 import { distinctTargets, loraInWidth, loraOutWidth } from '../model/lora-shapes.js'
 import type { Attention, LoraSpec, ModelSpec } from '../schemas/index.js'
+import { attentionDropoutBytes } from './attention-dropout.js'
 
 export interface ElementwiseContext {
   /** Bytes of an activation element between ops: 2 in 16-bit and autocast, 4 in fp32. */
@@ -17,7 +18,8 @@ export interface ElementwiseContext {
  * backward: every op reads its inputs and writes its output in full, counted op by op from the Hugging Face
  * implementations. RMSNorm upcasts to fp32 and runs as seven ops, rotary embeddings rotate queries and keys in
  * about five passes of two to three tensors each, grouped-query attention copies keys and values out to every
- * head, and SwiGLU multiplies two activations; LayerNorm and GELU are one kernel each. Backward reads the saved
+ * head, SwiGLU multiplies two activations, and eager attention drops out its probabilities where the config asks
+ * (`attention-dropout.ts`); LayerNorm and GELU are one kernel each. Backward reads the saved
  * inputs and the incoming gradient and writes the outgoing one: about twice the forward's traffic.
  */
 export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, seq: number): number {
@@ -37,7 +39,9 @@ export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, 
   const routing = spec.experts ? (5 * topK + 1) * a * h : 0
   const dropout = spec.hiddenDropout > 0 ? 2 * (2 * a + 1) * h : 0
   // Eager attention materialises the scores: scale, mask, softmax in fp32 and its cast back, per head and key.
-  const scores = ctx.attention === 'eager' ? spec.heads * seq * (6 * a + 8) : 0
+  const scores =
+    (ctx.attention === 'eager' ? spec.heads * seq * (6 * a + 8) : 0) +
+    attentionDropoutBytes(spec, ctx.attention, a, seq)
   let adapters = 0
   if (ctx.lora) {
     // Each adapter's output is scaled and added to its base layer's; adapters in another type also cast their

@@ -1,6 +1,7 @@
 import { distinctTargets } from '../model/lora-shapes.js'
 import type { EstimateInput, ModelSpec } from '../schemas/index.js'
 import { adaptersInFp32 } from './adapter-dtype.js'
+import { attentionDropoutKernels } from './attention-dropout.js'
 import { COMPILED_KERNEL_SHARE, OPTIMIZER_KERNELS_PER_TENSOR } from './constants.js'
 
 /**
@@ -48,7 +49,11 @@ export function kernelsPerMicroStep(input: EstimateInput): number {
   const spec = input.model
   const autocast = input.precision.endsWith('-mixed')
   const quantized = input.lora !== null && input.quant !== 'none'
-  let forward = forwardKernelsPerBlock(spec, autocast, quantized) + ATTENTION_KERNELS[input.attention] - 1
+  let forward =
+    forwardKernelsPerBlock(spec, autocast, quantized) +
+    ATTENTION_KERNELS[input.attention] -
+    1 +
+    attentionDropoutKernels(spec, input.attention)
   // Autocast, and fp32 adapters on a 16-bit base, cast the adapter's input and its output.
   const casts = autocast || adaptersInFp32(input) ? 2 : 0
   if (input.lora) {

@@ -32,10 +32,11 @@ const cells = (markdown: string) =>
  * at those figures, so a change that makes a class or a method worse fails here. A group without rows has no figure.
  */
 const REACHED_PUBLISHED: Record<string, number> = {
-  all: 0.062,
+  all: 0.064,
   datacenter: 0.062,
   consumer: 0.186,
-  full: 0.069,
+  cpu: 3.482,
+  full: 0.077,
   lora: 0.049,
 }
 

@@ -43,7 +43,9 @@ const REACHED = {
   // The harness's tokens/s include the CPU rows since they were added (GPU rows alone: 0.085 and 0.103, held in
   // validation-speed.test.ts as the datacenter class's bound).
   asTypedHarness: { memoryMedian: 0.044, within15: 0.855, speedMedian: 0.09 },
-  heldOutPublished: { memoryMedian: 0.05, within15: 0.855, speedMedian: 0.062 },
+  // Published tokens/s include the Ryzen 9 CPU rows since they were added (GPU rows alone: 0.062, held in
+  // validation-speed.test.ts as the datacenter class's bound).
+  heldOutPublished: { memoryMedian: 0.05, within15: 0.855, speedMedian: 0.064 },
   heldOutHarness: { memoryMedian: 0.056, within15: 0.865, speedMedian: 0.137 },
   /** Held-out verdicts (`validation-verdicts.ts`): bands and constants both fitted without the run's source. */
   verdicts: {

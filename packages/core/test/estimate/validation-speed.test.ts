@@ -35,8 +35,8 @@ const REACHED_PUBLISHED: Record<string, number> = {
   all: 0.064,
   datacenter: 0.062,
   consumer: 0.186,
-  cpu: 3.482,
-  full: 0.077,
+  cpu: 0.309,
+  full: 0.076,
   lora: 0.049,
 }
 
@@ -47,7 +47,7 @@ const REACHED_PUBLISHED: Record<string, number> = {
 const REACHED_HARNESS: Record<string, number> = {
   all: 0.137,
   datacenter: 0.103,
-  cpu: 0.265,
+  cpu: 0.252,
   full: 0.137,
   lora: 0.161,
 }

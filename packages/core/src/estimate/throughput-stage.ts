@@ -12,7 +12,7 @@ import { sustainedPeakShare } from './device-efficiency.js'
 import { eagerElementwiseBytes } from './elementwise.js'
 import type { EstimateTuning, HeldMemory } from './estimate.js'
 import { adapterFlopsPerToken, attentionFlopsPerToken, flopsPerToken } from './flops.js'
-import { kernelsPerMicroStep, optimizerStepKernels } from './kernels.js'
+import { hostDispatchSeconds } from './host-dispatch.js'
 import { OPTIMIZER_STEP_TRAFFIC } from './optimizer.js'
 import { scalingEfficiency } from './scaling.js'
 
@@ -69,12 +69,8 @@ export function stepThroughput(input: EstimateInput, tuning: EstimateTuning, hel
       input.interconnect === null
         ? 1
         : scalingEfficiency(input.gpus, input.nodes, input.sharding, input.interconnect)
-    // A GPU is fed one kernel at a time by the host: each launch costs a fixed time, whatever the kernel's size.
-    const kernelSeconds =
-      device.kind === 'cpu'
-        ? 0
-        : tuning.kernelOverheadSeconds *
-          (input.gradAccum * kernelsPerMicroStep(input) + optimizerStepKernels(input))
+    // The host issues the ops one at a time: each costs a fixed time, whatever its size (`hostDispatchSeconds`).
+    const kernelSeconds = hostDispatchSeconds(input, tuning)
     const stepSeconds =
       (matmulSeconds + memorySeconds + kernelSeconds + optimizerSeconds + offloadSeconds) / scaling
     const perDevice = tokensPerStep / stepSeconds

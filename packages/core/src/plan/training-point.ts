@@ -1,3 +1,4 @@
+import { optimizerStepOn } from '../estimate/optimizer-step-device.js'
 import type { InterconnectKind } from '../estimate/scaling.js'
 import type { Attention, Offload, Optimizer, Precision, Quantization, Sharding } from '../schemas/common.js'
 import { type EstimateDevice, type EstimateInput, LoraSpec } from '../schemas/estimate.js'
@@ -61,7 +62,7 @@ export function pointEstimateInput(
     quant: point.quant,
     quantKeepsInputs: false,
     device,
-    optimizerImpl: point.fusedOptimizer ? 'fused' : 'foreach',
+    optimizerImpl: optimizerStepOn(point.fusedOptimizer ? 'fused' : 'foreach', device),
     tf32: point.tf32,
     compile: point.compile,
     upcastLogits: false,

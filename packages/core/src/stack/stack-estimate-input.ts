@@ -1,3 +1,4 @@
+import { optimizerStepOn } from '../estimate/optimizer-step-device.js'
 import { pointEstimateInput } from '../plan/training-point.js'
 import { type EstimateDevice, EstimateInput, type EstimateSettings } from '../schemas/estimate.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
@@ -47,11 +48,13 @@ export function userEstimateInput(request: UserEstimateRequest): EstimateInput {
     settings.interconnect ?? (gpus * nodes > 1 ? 'unknown' : 'none'),
     stack,
   )
-  const optimizerImpl =
+  const optimizerImpl = optimizerStepOn(
     settings.fusedOptimizer === true
       ? 'fused'
       : settings.fusedOptimizer === false && stack.optimizerImpl === 'fused'
         ? 'foreach'
-        : stack.optimizerImpl
+        : stack.optimizerImpl,
+    device,
+  )
   return EstimateInput.parse({ ...base, optimizerImpl, ...request.overrides })
 }

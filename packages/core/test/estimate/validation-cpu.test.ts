@@ -1,8 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { cpuHasBf16 } from '../../src/device/capabilities.js'
 import { evaluateValidationRow, parseValidationRow, validationInput } from '../../src/estimate/validation.js'
 import { fitsSpeedConstants, fitTuning } from '../../src/estimate/validation-fit.js'
 import { loadValidationRows, VALIDATION_DIR } from '../../src/node/validation-dataset.js'
+import { cpuPeakTflops } from '../../src/plan/cpu-peak.js'
 import { selectTrainingDevices } from '../../src/plan/training-devices.js'
 import { HardwareProfile } from '../../src/schemas/hardware-profile.js'
 import { resolveStack } from '../../src/stack/resolve-stack.js'
@@ -10,6 +12,8 @@ import { parseStackRef } from '../../src/stack/stack-ref.js'
 
 const rows = loadValidationRows()
 const cpuRows = rows.filter((row) => row.gpu.kind === 'cpu')
+/** The rows `rigfit calibrate` measured on the machine whose profile is kept beside them. */
+const calibratedCpuRows = cpuRows.filter((row) => row.source.id === 'calibrate-cpu-amd-epyc-2-vcpu')
 
 /** Every row as written in its file, beside the row the schema parsed from it. */
 const written = readdirSync(VALIDATION_DIR)
@@ -42,7 +46,7 @@ describe('validation rows are scored with what the row states and its stack deci
       expect(input.compile, row.id).toBe(raw.compile ?? stack.compile)
     }
     // PyTorch 1.13 has no scaled_dot_product_attention: rigfit's trainer runs its eager attention there.
-    for (const row of cpuRows) expect(validationInput(row).attention).toBe('eager')
+    for (const row of calibratedCpuRows) expect(validationInput(row).attention).toBe('eager')
   })
 })
 
@@ -52,11 +56,11 @@ describe('the CPU rows measured by rigfit calibrate', () => {
   )
 
   it('run on the device `rigfit estimate --from` builds from the measured machine’s profile', () => {
-    expect(cpuRows.length).toBeGreaterThanOrEqual(4)
+    expect(calibratedCpuRows.length).toBeGreaterThanOrEqual(4)
     const devices = selectTrainingDevices(profile)
     expect(devices.kind).toBe('cpu')
     const { vramBytes, ...device } = devices.estimateDevice
-    for (const row of cpuRows) {
+    for (const row of calibratedCpuRows) {
       const { vramGB, ...rest } = row.gpu
       // The peak is cores x clock x AVX-512 lanes, written to the digits its product has.
       expect({ ...rest, fp32Tflops: 0 }, row.id).toEqual({ ...device, fp32Tflops: 0 })
@@ -77,6 +81,52 @@ describe('the CPU rows measured by rigfit calibrate', () => {
       expect(outcome.metric, row.id).toBe('tokens_per_second')
       expect(outcome.predicted, row.id).toBeGreaterThan(0)
       expect(outcome.measured, row.id).toBe(row.value)
+    }
+  })
+})
+
+describe('the published CPU rows (DevOnBike/Overfit, PyTorch 2.11 on a Ryzen 9 9950X3D)', () => {
+  const published = cpuRows.filter((row) => row.source.id === 'devonbike-overfit')
+  // The part as `rigfit profile` would describe it: 16 Zen 5 cores, 32 threads, 4.3 / 5.7 GHz, AVX-512 with bf16.
+  const ryzen = {
+    vendor: 'AuthenticAMD',
+    brand: 'AMD Ryzen 9 9950X3D 16-Core Processor',
+    arch: 'x64',
+    physicalCores: 16,
+    logicalCores: 32,
+    usableCores: 32,
+    baseGHz: 4.3,
+    boostGHz: 5.7,
+    flags: { avx2: true, avx512: true, avx512bf16: true, amx: false, fma: true, neon: false },
+    numaNodes: 1,
+    temperatureC: null,
+  }
+
+  it('run on the device rigfit builds for that CPU: cores x boost clock x AVX-512 lanes, two DDR5-5600 channels', () => {
+    expect(published).toHaveLength(3)
+    for (const row of published) {
+      expect(row.gpu.name, row.id).toBe(ryzen.brand)
+      expect(row.gpu.fp32Tflops, row.id).toBeCloseTo(cpuPeakTflops(ryzen), 12)
+      expect(row.gpu.bf16, row.id).toBe(cpuHasBf16(ryzen.flags))
+      expect(row.gpu.memoryBandwidthGBs, row.id).toBeCloseTo((2 * 8 * 5600) / 1000, 12)
+      expect([row.gpu.fp16TensorTflops, row.gpu.tf32, row.gpu.computeCapability], row.id).toEqual([
+        null,
+        false,
+        null,
+      ])
+    }
+  })
+
+  it('hold the published step times as tokens/s: micro-batch x 128 tokens over the milliseconds the page gives', () => {
+    const page = '17.9 / 29.1 / 52.8 ms at batch 8 / 16 / 32'
+    for (const row of published) {
+      expect(row.source.says, row.id).toContain(page)
+      const ms = page.split(' ms')[0]?.split(' / ')[[8, 16, 32].indexOf(row.settings.microBatch)]
+      expect(ms, row.id).toBeDefined()
+      expect(row.settings.seq, row.id).toBe(128)
+      expect(row.value, row.id).toBeCloseTo((row.settings.microBatch * 128) / (Number(ms) / 1000), 9)
+      expect(validationInput(row).precision, row.id).toBe('fp32')
+      expect(validationInput(row).attention, row.id).toBe('sdpa')
     }
   })
 })

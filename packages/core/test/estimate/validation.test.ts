@@ -39,15 +39,15 @@ const TARGET = { memoryMedian: 0.06, within15: 0.85 } as const
  * predicted with constants fitted without it.
  */
 const REACHED = {
-  asTypedPublished: { memoryMedian: 0.049, within15: 0.855, speedMedian: 0.046 },
+  asTypedPublished: { memoryMedian: 0.049, within15: 0.855, speedMedian: 0.047 },
   // The harness's tokens/s include the CPU rows since they were added (GPU rows alone held out: 0.103, held in
   // validation-speed.test.ts as the datacenter class's bound). As typed they rose from 0.09 to 0.114 when eager
   // attention's dropout joined the step and the whole dataset's fit moved (13 µs per launch, Hopper 0.78): the
   // harness's small GPT-2 rows, launch-bound, read faster.
   asTypedHarness: { memoryMedian: 0.044, within15: 0.855, speedMedian: 0.114 },
-  // Published tokens/s include the AMD row since it was added (the NVIDIA rows' own figure is held in
-  // validation-speed.test.ts as the datacenter class's bound).
-  heldOutPublished: { memoryMedian: 0.05, within15: 0.855, speedMedian: 0.048 },
+  // Published tokens/s include the AMD row and the Ryzen 9 CPU rows since they were added (the NVIDIA rows' own
+  // figure is held in validation-speed.test.ts as the datacenter class's bound).
+  heldOutPublished: { memoryMedian: 0.05, within15: 0.855, speedMedian: 0.049 },
   heldOutHarness: { memoryMedian: 0.056, within15: 0.865, speedMedian: 0.137 },
   /** Held-out verdicts (`validation-verdicts.ts`): bands and constants both fitted without the run's source. */
   verdicts: {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ModelSpec } from '../schemas/model-spec.js'
-import { traitsOf } from './family-traits.js'
+import { withTraits } from './catalog.js'
 
 /**
  * One model of catalog.json: the numbers of its published config.json (Hugging Face Hub, `name` is the
@@ -30,21 +30,9 @@ export function checkCatalog(data: unknown): ModelSpec[] {
   }
   const seen = new Set<string>()
   return parsed.data.models.map((entry) => {
-    const traits = traitsOf(entry.modelType)
-    if (!traits)
-      throw new Error(`model catalog.json: ${entry.id} has unknown model type "${entry.modelType}"`)
+    const spec = withTraits(entry)
     if (seen.has(entry.id)) throw new Error(`model catalog.json: duplicate id "${entry.id}"`)
     seen.add(entry.id)
-    const { kind, mlp, norm, positions, bias } = traits
-    return ModelSpec.parse({
-      schemaVersion: 1,
-      source: 'catalog',
-      ...entry,
-      kind,
-      mlp,
-      norm,
-      positions,
-      bias,
-    })
+    return ModelSpec.parse(spec)
   })
 }

@@ -5,10 +5,21 @@ import catalogData from './catalog.json' with { type: 'json' }
 import { traitsOf } from './family-traits.js'
 
 /** One model of catalog.json as written: a ModelSpec without what the source and the model type's traits give. */
-type CatalogEntry = Omit<
+export type CatalogEntry = Omit<
   z.input<typeof ModelSpec>,
   'schemaVersion' | 'source' | 'kind' | 'mlp' | 'norm' | 'positions' | 'bias'
 >
+
+/**
+ * A catalog entry with what its source and model type's traits give, unparsed: the one place both the start-up
+ * completion below and the full check (catalog-check.ts) build a model from its entry.
+ */
+export function withTraits(entry: CatalogEntry): Record<string, unknown> {
+  const traits = traitsOf(entry.modelType)
+  if (!traits) throw new Error(`model catalog.json: ${entry.id} has unknown model type "${entry.modelType}"`)
+  const { kind, mlp, norm, positions, bias } = traits
+  return { schemaVersion: 1, source: 'catalog', ...entry, kind, mlp, norm, positions, bias }
+}
 
 /**
  * catalog.json's entries completed with their model type's traits, keys in ModelSpec's order and its defaults
@@ -18,20 +29,7 @@ type CatalogEntry = Omit<
 export function completeCatalog(entries: readonly CatalogEntry[]): ModelSpec[] {
   const keys = Object.keys(ModelSpec.shape) as (keyof ModelSpec)[]
   return entries.map((entry) => {
-    const traits = traitsOf(entry.modelType)
-    if (!traits)
-      throw new Error(`model catalog.json: ${entry.id} has unknown model type "${entry.modelType}"`)
-    const { kind, mlp, norm, positions, bias } = traits
-    const full: Record<string, unknown> = {
-      schemaVersion: 1,
-      source: 'catalog',
-      ...entry,
-      kind,
-      mlp,
-      norm,
-      positions,
-      bias,
-    }
+    const full = withTraits(entry)
     const spec: Record<string, unknown> = {}
     for (const key of keys) {
       const field = ModelSpec.shape[key]

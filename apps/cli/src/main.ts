@@ -5,10 +5,14 @@
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execute } from '@oclif/core'
+import { z } from 'zod'
 import { commandStart } from './command-start.js'
 import { useRecordedPackRoots } from './lib/recorded-pack-roots.js'
 
 export { execute }
+
+// A command parses each input once: zod's compiled fast path costs more to generate than it saves here.
+z.config({ jitless: true })
 
 /**
  * Runs rigfit: one of its own commands without loading the plugins where that changes nothing, else oclif in

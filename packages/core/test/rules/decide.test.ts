@@ -2,31 +2,17 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { CORE_PACK_ROOT, loadCorePack } from '../../src/node/core-pack.js'
 import type { LoadedPack } from '../../src/packs/loaded-pack.js'
-import { parseSingleFilePack } from '../../src/packs/parse-pack.js'
 import { decide } from '../../src/rules/decide.js'
 import { deriveFacts } from '../../src/rules/derive-facts.js'
 import { HardwareProfile } from '../../src/schemas/hardware-profile.js'
-import type { PackLayer } from '../../src/schemas/rule-pack.js'
+import { packOf } from '../helpers/packs.js'
 
 const profile = HardwareProfile.parse(
   JSON.parse(readFileSync(`${CORE_PACK_ROOT}fixtures/desktop-rtx3070.json`, 'utf8')),
 )
 const facts = deriveFacts(profile, null, 'balanced')
 
-function pack(name: string, layer: PackLayer, rules: unknown[], appliesTo: unknown = null): LoadedPack {
-  const text = JSON.stringify({
-    schemaVersion: 1,
-    meta: { name, version: '1.0.0', description: name },
-    appliesTo,
-    rules,
-  })
-  const result = parseSingleFilePack(
-    { file: `${name}.json`, text },
-    { layer, origin: { kind: 'user', path: name, plugin: null } },
-  )
-  if (!result.pack) throw new Error(JSON.stringify(result.problems))
-  return result.pack
-}
+const pack = packOf
 const always = { all: [] }
 const set = (id: string, setting: string, value: unknown, priority = 50) => ({
   id,

@@ -3,12 +3,12 @@ import { Engine } from 'json-rules-engine'
 import { describe, expect, it } from 'vitest'
 import { CORE_PACK_ROOT, loadCorePack } from '../../src/node/core-pack.js'
 import type { LoadedPack } from '../../src/packs/loaded-pack.js'
-import { parseSingleFilePack } from '../../src/packs/parse-pack.js'
 import { deriveFacts } from '../../src/rules/derive-facts.js'
 import { RulesEngine } from '../../src/rules/engine.js'
 import type { Facts } from '../../src/schemas/facts.js'
 import { HardwareProfile } from '../../src/schemas/hardware-profile.js'
 import type { Mode } from '../../src/schemas/index.js'
+import { packOf } from '../helpers/packs.js'
 
 // The engine evaluates the packs' appliesTo first and then only the rules of the packs that apply. The reference
 // here is the plain reading of a pack: one json-rules-engine holding every rule, each joined with its pack's
@@ -48,18 +48,7 @@ function warnPack(index: number, appliesTo: unknown): LoadedPack {
     conditions,
     event: { type: 'warn', params: { id: `${name}-r${rule}`, message: `rule ${rule} of ${name}` } },
   }))
-  const text = JSON.stringify({
-    schemaVersion: 1,
-    meta: { name, version: '1.0.0', description: name },
-    appliesTo,
-    rules,
-  })
-  const parsed = parseSingleFilePack(
-    { file: `${name}.json`, text },
-    { layer: 'vendor', origin: { kind: 'user', path: name, plugin: null } },
-  )
-  if (!parsed.pack) throw new Error(JSON.stringify(parsed.problems))
-  return parsed.pack
+  return packOf(name, 'vendor', rules, appliesTo)
 }
 
 /** Every rule in one engine, each under `all: [appliesTo, its conditions]`; the probes say which packs apply. */

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { ESTIMATE_ARGS, rigfit } from './helpers/run-cli.js'
 
 // V8 holds a source file with any non-ASCII character as a two-byte string, decoded and compiled at every start:
 // the bundle is written in ASCII (scripts/bundle.mjs), its strings' other characters escaped.
@@ -37,22 +37,7 @@ describe('the bundled CLI', () => {
   })
 
   it('still prints the non-ASCII characters its messages hold', () => {
-    const cli = fileURLToPath(new URL('../bin/run.js', import.meta.url))
-    const args = [
-      'estimate',
-      '--model',
-      'llama-3.1-8b',
-      '--gpu',
-      'RTX 4090',
-      '--seq',
-      '1024',
-      '--micro-batch',
-      '1',
-    ]
-    const result = spawnSync(process.execPath, [cli, ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1' },
-    })
+    const result = rigfit([...ESTIMATE_ARGS])
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout).toMatch(/GiB–/)
   })

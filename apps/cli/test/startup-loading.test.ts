@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { writeLoadRecorder } from './helpers/record-loads.js'
+import { ESTIMATE_ARGS } from './helpers/run-cli.js'
 
 // A command loads only what it runs: the manifest answers --help without any command module, and the heavy
 // parts (vega for reports, the dataset readers, the exporters, the monitor) load only for the commands and
@@ -42,17 +43,7 @@ function loadsOf(args: string[]): Loads {
   }
 }
 
-const estimate = [
-  'estimate',
-  '--model',
-  'llama-3.1-8b',
-  '--gpu',
-  'RTX 4090',
-  '--seq',
-  '1024',
-  '--micro-batch',
-  '1',
-]
+const estimate = [...ESTIMATE_ARGS]
 const heavy = [
   'packages/report/',
   'node_modules/vega',

@@ -9,6 +9,19 @@ const cli = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 // An empty config dir: a developer's own community packs must not change what the tests see.
 const configHome = mkdtempSync(join(tmpdir(), 'rigfit-config-'))
 
+/** A catalog model's estimate on a catalog GPU: the command the start-up and bundle tests run. */
+export const ESTIMATE_ARGS: readonly string[] = [
+  'estimate',
+  '--model',
+  'llama-3.1-8b',
+  '--gpu',
+  'RTX 4090',
+  '--seq',
+  '1024',
+  '--micro-batch',
+  '1',
+]
+
 export interface CliRun {
   status: number | null
   stdout: string

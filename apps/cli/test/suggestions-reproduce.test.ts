@@ -18,7 +18,8 @@ const REFUSED: string[][] = [
   '--gpu "GeForce RTX 4090" --model llama-3.1-8b --method full --seq 4096',
   '--gpu "Radeon RX 7900 XTX" --model llama-3.1-8b --method full',
   '--gpu "GeForce RTX 4060 Ti 16GB" --model llama-3.1-8b --method lora --seq 2048 --lora-rank 64',
-  '--gpu "GeForce RTX 3060 12GB" --model llama-2-70b',
+  // 70B on 12 GB cards fits only sharded over eight at the extreme mode's 95% (8 x 11.0 GiB).
+  '--mode extreme --gpu "GeForce RTX 3060 12GB" --model llama-2-70b',
 ].map(argv)
 
 /** A --recommend entry as the command that plans its hardware: `--gpu NAME --gpus N`, or `--instance ID`. */

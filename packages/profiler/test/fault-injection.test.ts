@@ -55,24 +55,30 @@ describe.runIf(process.platform !== 'win32')('nvidia-smi fault injection', () =>
     expect(profile.notes.some((note) => note.startsWith('No GPU found'))).toBe(false)
   })
 
-  it('profiles a real H100 session (recorded on a cloud VM): the catalog H100 SXM5, Hopper precisions, CUDA 13.0', async () => {
-    const { profile, probe } = await profileWith({
-      'nvidia-smi': nvidiaSmiReplaying({
-        csv: fixturePath('nvidia-smi/cloud-h100-sxm5.csv'),
-        computeCap: fixturePath('nvidia-smi/cloud-h100-sxm5.compute_cap.csv'),
-        mig: fixturePath('nvidia-smi/cloud-h100-sxm5.mig.csv'),
-        topo: fixturePath('nvidia-topo/cloud-h100-sxm5.txt'),
-        banner: fixturePath('nvidia-smi/cloud-h100-sxm5.banner.txt'),
-      }),
+  // Real sessions recorded on cloud VMs: each Hopper part is matched to its catalog entry with its precisions.
+  for (const [machine, name, catalogId] of [
+    ['cloud-h100-sxm5', 'NVIDIA H100 80GB HBM3', 'h100-sxm5-80gb'],
+    ['cloud-h200', 'NVIDIA H200', 'h200-sxm-141gb'],
+  ] as const) {
+    it(`profiles a real ${name} session (${machine}): its catalog entry, Hopper precisions, CUDA 13.0`, async () => {
+      const { profile, probe } = await profileWith({
+        'nvidia-smi': nvidiaSmiReplaying({
+          csv: fixturePath(`nvidia-smi/${machine}.csv`),
+          computeCap: fixturePath(`nvidia-smi/${machine}.compute_cap.csv`),
+          mig: fixturePath(`nvidia-smi/${machine}.mig.csv`),
+          topo: fixturePath(`nvidia-topo/${machine}.txt`),
+          banner: fixturePath(`nvidia-smi/${machine}.banner.txt`),
+        }),
+      })
+      expect(probe('nvidia-smi')).toMatchObject({ ok: true })
+      expect(
+        profile.gpus.map((gpu) => [gpu.name, gpu.computeCapability, gpu.catalog?.id, gpu.migMode]),
+      ).toEqual([[name, '9.0', catalogId, 'disabled']])
+      expect(profile.gpus[0]).toMatchObject({ family: 'datacenter', bf16: 'yes', tf32: 'yes', fp8: 'yes' })
+      expect(profile.acceleration.cuda).toBe('13.0')
+      expect(profile.interconnect.links).toEqual([])
     })
-    expect(probe('nvidia-smi')).toMatchObject({ ok: true })
-    expect(
-      profile.gpus.map((gpu) => [gpu.name, gpu.computeCapability, gpu.catalog?.id, gpu.migMode]),
-    ).toEqual([['NVIDIA H100 80GB HBM3', '9.0', 'h100-sxm5-80gb', 'disabled']])
-    expect(profile.gpus[0]).toMatchObject({ family: 'datacenter', bf16: 'yes', tf32: 'yes', fp8: 'yes' })
-    expect(profile.acceleration.cuda).toBe('13.0')
-    expect(profile.interconnect.links).toEqual([])
-  })
+  }
 
   it('missing: records nvidia-smi as absent and says no GPU was found', async () => {
     const { profile, probe } = await profileWith({})

@@ -25,6 +25,7 @@ export function activationMemory(input: EstimateInput, params: ParameterCounts, 
     lora,
     quantKeepsInputs: !fullTraining && input.quant === 'nf4' && input.quantKeepsInputs,
     adapterBytes,
+    pythonActivations: input.pythonActivations,
   }
   const mlpHalf = mlpHalfBytes(spec, ctx)
   const block = attentionHalfBytes(spec, ctx, input.seq) + mlpHalf

@@ -1,5 +1,6 @@
 import { distinctTargets, loraCopies } from '../model/lora-shapes.js'
 import type { Attention, LoraSpec, ModelSpec } from '../schemas/index.js'
+import { geluActivationOps } from './activation-ops.js'
 import { EAGER_SOFTMAX_BYTES, RMSNORM_SAVED_BYTES } from './constants.js'
 
 /** Which linear layers of a block have trainable inputs to keep, and how activations are stored. */
@@ -22,6 +23,8 @@ export interface ActivationContext {
    * Adapters of another type than the activations each cast their input and keep that copy.
    */
   adapterBytes?: number
+  /** The model's own activation code runs (EstimateInput.pythonActivations); one fused kernel when absent. */
+  pythonActivations?: boolean
 }
 
 type Target = LoraSpec['targets'][number]
@@ -160,8 +163,10 @@ export function mlpHalfBytes(spec: ModelSpec, ctx: ActivationContext): number {
   // With experts every token visits topK of them.
   perToken += topK * keptInputBytes(ctx, spec.mlp === 'gelu' ? ['up'] : ['gate', 'up'], h)
   perToken += topK * (loraDropoutBytes(ctx, 'gate', h) + loraDropoutBytes(ctx, 'up', h))
-  // GELU keeps its input; a gated MLP keeps the gate, its activation and the up projection for the product.
-  perToken += topK * f * e * (spec.mlp === 'gelu' ? 1 : 3)
+  // GELU keeps its input (a Python GELU a few tensors more); a gated MLP keeps the gate, its activation and the up
+  // projection for the product.
+  const gelu = geluActivationOps(spec, ctx.pythonActivations ?? false)
+  perToken += topK * f * e * (spec.mlp === 'gelu' ? gelu.savedTensors : 3)
   perToken += topK * keptInputBytes(ctx, ['down'], f)
   perToken += topK * loraDropoutBytes(ctx, 'down', f)
   perToken += adapterRankBytes(spec, ctx, topK, false)

@@ -1,5 +1,6 @@
 import { distinctTargets, loraInWidth, loraOutWidth } from '../model/lora-shapes.js'
 import type { Attention, LoraSpec, ModelSpec } from '../schemas/index.js'
+import { geluActivationOps } from './activation-ops.js'
 import { attentionDropoutBytes } from './attention-dropout.js'
 
 export interface ElementwiseContext {
@@ -11,6 +12,8 @@ export interface ElementwiseContext {
   lora: (Pick<LoraSpec, 'targets'> & Partial<Pick<LoraSpec, 'dropout'>>) | null
   /** Bytes of an adapter's elements: 4 for PEFT's fp32 adapters on a 16-bit base, else the activations'. */
   adapterBytes?: number
+  /** The model's own activation code runs (EstimateInput.pythonActivations). */
+  pythonActivations?: boolean
 }
 
 /**
@@ -33,7 +36,8 @@ export function eagerElementwiseBytes(spec: ModelSpec, ctx: ElementwiseContext, 
   const mergeHeads = 2 * a * q
   const residualAdds = 2 * 3 * ctx.residualBytes * h
   const topK = spec.experts?.topK ?? 1
-  const activation = (spec.mlp === 'gelu' ? 2 : 5) * a * spec.ffn * topK
+  const gelu = geluActivationOps(spec, ctx.pythonActivations ?? false)
+  const activation = (spec.mlp === 'gelu' ? gelu.forwardTraffic : 5) * a * spec.ffn * topK
   // Routing gathers each token's hidden state into its top-k experts and adds their weighted outputs back:
   // a read and a write per copy each way, the weight product, and the zeroed output they are added into.
   const routing = spec.experts ? (5 * topK + 1) * a * h : 0

@@ -1,5 +1,6 @@
 import { distinctTargets } from '../model/lora-shapes.js'
 import type { EstimateInput, ModelSpec } from '../schemas/index.js'
+import { geluActivationOps } from './activation-ops.js'
 import { adaptersInFp32 } from './adapter-dtype.js'
 import { attentionDropoutKernels } from './attention-dropout.js'
 import { COMPILED_KERNEL_SHARE, OPTIMIZER_KERNELS_PER_TENSOR } from './constants.js'
@@ -10,7 +11,12 @@ import { COMPILED_KERNEL_SHARE, OPTIMIZER_KERNELS_PER_TENSOR } from './constants
  * autocast's cast of each fp32 weight), rotary embeddings, the key/value repeat of grouped-query attention, the
  * attention itself, the MLP's activation, and the residual adds.
  */
-export function forwardKernelsPerBlock(spec: ModelSpec, autocast: boolean, quantized = false): number {
+export function forwardKernelsPerBlock(
+  spec: ModelSpec,
+  autocast: boolean,
+  quantized = false,
+  pythonActivations = false,
+): number {
   const norms = 2 * (spec.norm === 'rmsnorm' ? 7 : 1)
   const gated = spec.mlp !== 'gelu'
   // Hugging Face's sparse MoE blocks loop over the experts, each running its own MLP on the tokens routed to it.
@@ -20,7 +26,7 @@ export function forwardKernelsPerBlock(spec: ModelSpec, autocast: boolean, quant
   const linears = linearLayers * (autocast ? 2 : 1) + (quantized ? linearLayers : 0)
   const rope = spec.positions === 'rope' ? 10 : 0
   const repeatKv = spec.kvHeads < spec.heads ? 2 : 0
-  const activation = (gated ? 2 : 1) * mlps
+  const activation = (gated ? 2 : geluActivationOps(spec, pythonActivations).kernels) * mlps
   const routing = spec.experts ? ROUTER_KERNELS + spec.experts.count * KERNELS_PER_ROUTED_EXPERT : 0
   return norms + linears + rope + repeatKv + activation + routing + 2 + 1
 }
@@ -50,7 +56,7 @@ export function kernelsPerMicroStep(input: EstimateInput): number {
   const autocast = input.precision.endsWith('-mixed')
   const quantized = input.lora !== null && input.quant !== 'none'
   let forward =
-    forwardKernelsPerBlock(spec, autocast, quantized) +
+    forwardKernelsPerBlock(spec, autocast, quantized, input.pythonActivations) +
     ATTENTION_KERNELS[input.attention] -
     1 +
     attentionDropoutKernels(spec, input.attention)

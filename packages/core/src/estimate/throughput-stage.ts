@@ -12,9 +12,11 @@ import { sustainedPeakShare } from './device-efficiency.js'
 import { eagerElementwiseBytes } from './elementwise.js'
 import type { EstimateTuning, HeldMemory } from './estimate.js'
 import { adapterFlopsPerToken, attentionFlopsPerToken, flopsPerToken } from './flops.js'
+import { expertFlopsPerToken, expertsInFp32 } from './fp32-experts.js'
 import { hostDispatchSeconds } from './host-dispatch.js'
 import { OPTIMIZER_STEP_TRAFFIC } from './optimizer.js'
 import { scalingEfficiency } from './scaling.js'
+import { unalignedHeadExtraFlops } from './unaligned-gemm.js'
 
 /** Step time, tokens per second and MFU on the device; null without a device. */
 export function stepThroughput(input: EstimateInput, tuning: EstimateTuning, held: HeldMemory) {
@@ -38,14 +40,19 @@ export function stepThroughput(input: EstimateInput, tuning: EstimateTuning, hel
     const efficiency =
       (input.matmulEfficiency ?? tuning.matmulEfficiency) *
       sustainedPeakShare(device, tuning.hopperSustainedShare)
-    // fp32 adapters multiply at the fp32 (or TF32) rate while the 16-bit base runs on the tensor cores.
-    const fp32AdapterFlops = fp32Adapters ? adapterFlopsPerToken(spec, flopsOpts) : 0
-    const fp32AdapterTime = fp32Adapters ? fp32AdapterFlops / devicePeakTflops(device, 'fp32', input.tf32) : 0
+    // fp32 adapters, and experts a stack runs outside autocast, multiply at the fp32 (or TF32) rate while the
+    // 16-bit rest runs on the tensor cores.
+    const fp32Flops =
+      (fp32Adapters ? adapterFlopsPerToken(spec, flopsOpts) : 0) +
+      (expertsInFp32(input) ? expertFlopsPerToken(spec, input.gradCheckpointing) : 0)
+    const fp32Time = fp32Flops > 0 ? fp32Flops / devicePeakTflops(device, 'fp32', input.tf32) : 0
     // Attention's products run at their own, lower rate: counted as if its FLOPs were that much larger.
     const attentionFlops = attentionFlopsPerToken(spec, input.seq, input.gradCheckpointing)
     const attentionExtra = attentionExtraFlops(input, attentionFlops, tuning.attentionEfficiency)
+    // A vocabulary that is not a multiple of 8 puts the head's GEMMs on cuBLAS's slow unaligned kernels.
+    const headExtra = unalignedHeadExtraFlops(input, held.params.fullTraining)
     const matmulSeconds =
-      (tokensPerStep * ((hardwareFlops + attentionExtra - fp32AdapterFlops) / peakTflops + fp32AdapterTime)) /
+      (tokensPerStep * ((hardwareFlops + attentionExtra + headExtra - fp32Flops) / peakTflops + fp32Time)) /
       (1e12 * efficiency)
 
     const bandwidth = device.memoryBandwidthGBs * 1e9 * BANDWIDTH_EFFICIENCY
@@ -111,6 +118,7 @@ function memoryTrafficSeconds(input: EstimateInput, held: HeldMemory, bandwidth:
           attention: input.attention,
           lora,
           adapterBytes,
+          pythonActivations: input.pythonActivations,
         },
         input.seq,
       )

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { deepFreeze } from '../deep-freeze.js'
 import { ModelSpec } from '../schemas/model-spec.js'
 import catalogData from './catalog.json' with { type: 'json' }
-import { traitsOf } from './family-traits.js'
+import { activationOf, traitsOf } from './family-traits.js'
 
 /** One model of catalog.json as written: a ModelSpec without what the source and the model type's traits give. */
 export type CatalogEntry = Omit<
@@ -18,7 +18,8 @@ export function withTraits(entry: CatalogEntry): Record<string, unknown> {
   const traits = traitsOf(entry.modelType)
   if (!traits) throw new Error(`model catalog.json: ${entry.id} has unknown model type "${entry.modelType}"`)
   const { kind, mlp, norm, positions, bias } = traits
-  return { schemaVersion: 1, source: 'catalog', ...entry, kind, mlp, norm, positions, bias }
+  const activation = activationOf(undefined, traits)
+  return { schemaVersion: 1, source: 'catalog', ...entry, kind, mlp, activation, norm, positions, bias }
 }
 
 /**

@@ -15,6 +15,8 @@ export interface TypeTraits {
   tied: boolean
   /** MLP width when the config omits it, as a multiple of the hidden size. */
   ffnRatio?: number
+  /** The activation's code when the config names none (`activationOf`); one fused kernel when absent. */
+  activation?: ModelSpec['activation']
 }
 
 const gptLike: TypeTraits = {
@@ -37,11 +39,11 @@ const llamaLike: TypeTraits = {
 
 export const MODEL_TYPE_TRAITS: Readonly<Record<string, TypeTraits>> = deepFreeze<Record<string, TypeTraits>>(
   {
-    gpt2: gptLike,
+    gpt2: { ...gptLike, activation: 'gelu-new' },
     gpt_bigcode: gptLike,
     opt: { ...gptLike, tied: true },
     gpt_neox: { ...gptLike, positions: 'rope', tied: false },
-    phi: { ...gptLike, positions: 'rope', tied: false },
+    phi: { ...gptLike, positions: 'rope', tied: false, activation: 'gelu-new' },
     falcon: { ...gptLike, positions: 'rope', bias: 'none', tied: true },
     mpt: { ...gptLike, bias: 'none' },
     stablelm: { ...llamaLike, norm: 'layernorm' },
@@ -61,6 +63,18 @@ export const MODEL_TYPE_TRAITS: Readonly<Record<string, TypeTraits>> = deepFreez
     roberta: { ...gptLike, kind: 'encoder', tied: true, ffnRatio: undefined },
   },
 )
+
+/**
+ * How Transformers runs an activation by its config name (activations.py): `gelu_new` and `gelu_fast` are Python
+ * expressions of element-wise ops; every other name is one kernel (`gelu`, `gelu_pytorch_tanh`, `silu`, `relu`).
+ */
+export function activationOf(
+  name: string | undefined,
+  traits: Pick<TypeTraits, 'activation'>,
+): ModelSpec['activation'] {
+  if (name === undefined) return traits.activation ?? 'fused'
+  return name === 'gelu_new' ? 'gelu-new' : name === 'gelu_fast' ? 'gelu-fast' : 'fused'
+}
 
 /** The model types whose conventions rigfit knows; others are read from their fields where possible. */
 export const SUPPORTED_MODEL_TYPES: readonly string[] = Object.keys(MODEL_TYPE_TRAITS).sort()

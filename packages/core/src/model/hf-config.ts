@@ -1,7 +1,7 @@
 import { RigfitError } from '../errors.js'
 import type { ModelSpec } from '../schemas/model-spec.js'
 import { withConfigDefaults } from './config-defaults.js'
-import { SUPPORTED_MODEL_TYPES, type TypeTraits, traitsOf } from './family-traits.js'
+import { activationOf, SUPPORTED_MODEL_TYPES, type TypeTraits, traitsOf } from './family-traits.js'
 import { countParams } from './params.js'
 import { assertSaneParameterCount } from './size-bounds.js'
 import { nearestSupportedModelType, refuseUnpriceable } from './unpriceable.js'
@@ -130,10 +130,16 @@ class ConfigReader {
   }
 }
 
+/** The activation a config names, under any of the field names model types use. */
+function activationName(reader: ConfigReader): string | undefined {
+  return (
+    reader.string('hidden_act') ?? reader.string('hidden_activation') ?? reader.string('activation_function')
+  )
+}
+
 /** Traits of a model type rigfit does not know, read from the fields every config carries. */
 function inferTraits(reader: ConfigReader, modelType: string): TypeTraits {
-  const act =
-    reader.string('hidden_act') ?? reader.string('hidden_activation') ?? reader.string('activation_function')
+  const act = activationName(reader)
   if (act === undefined) {
     reader.fail(
       'hidden_act',
@@ -217,6 +223,7 @@ export function modelSpecFromHfConfig(json: unknown, source: string): ModelSpec 
     vocab: reader.positiveInt(FIELDS.vocab),
     maxPositions: reader.positiveInt(FIELDS.maxPositions),
     mlp: traits.mlp,
+    activation: activationOf(activationName(reader), traits),
     norm: traits.norm,
     positions,
     tiedEmbeddings: tied,

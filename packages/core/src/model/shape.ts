@@ -76,6 +76,8 @@ function specFor(
     vocab,
     maxPositions: seq,
     mlp: llama ? 'swiglu' : 'gelu',
+    // The GPT-2 config rigfit exports names gelu_new, as GPT-2's own does.
+    activation: llama ? 'fused' : 'gelu-new',
     norm: llama ? 'rmsnorm' : 'layernorm',
     positions: llama ? 'rope' : 'learned',
     // Small Llama-style models tie their embeddings (Llama 3.2 1B/3B, SmolLM); larger ones do not.

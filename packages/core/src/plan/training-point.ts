@@ -74,6 +74,8 @@ export function pointEstimateInput(
     kbitFp32Casts: false,
     // Current releases of every stack run FlashAttention-2's generation of kernels.
     flashAttention2: true,
+    pythonActivations: false,
+    expertsOutsideAutocast: false,
   }
   return stack ? { ...input, ...stackEstimateFields(stack, point.seq, device) } : input
 }

@@ -114,6 +114,16 @@ export const EstimateInput = z.object({
    * hides (flash-attn 2, PyTorch's SDPA since 2.2); off, the first generation's rate over the whole score matrix.
    */
   flashAttention2: z.boolean().default(true),
+  /**
+   * The MLP activation runs as the model's own Python expression where it has one (ModelSpec.activation:
+   * Transformers' `gelu_new`), op by op; off, as one fused kernel (a framework's own model code).
+   */
+  pythonActivations: z.boolean().default(false),
+  /**
+   * The stack runs a mixture of experts outside autocast (Transformers 5's grouped expert GEMMs): experts whose
+   * weights train in fp32 under mixed precision multiply in fp32.
+   */
+  expertsOutsideAutocast: z.boolean().default(false),
   /** `lm`: a vocabulary head over every position; `classification`: a small head on one position (BERT fine-tuning). */
   head: z.enum(['lm', 'classification']).default('lm'),
   /** Measured CUDA context size of the stack (nvidia-smi with one tensor allocated); by GPU generation when null. */

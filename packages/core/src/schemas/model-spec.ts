@@ -56,6 +56,13 @@ export const ModelSpec = z.object({
   vocab: z.number().int().positive(),
   maxPositions: z.number().int().positive(),
   mlp: z.enum(['gelu', 'swiglu', 'geglu']),
+  /**
+   * How the model's own code computes a GELU MLP's activation: `fused` is one kernel (F.gelu, Transformers'
+   * `gelu` and `gelu_pytorch_tanh`); `gelu-new` and `gelu-fast` are Transformers' tanh approximations written as
+   * Python expressions (GPT-2's and Phi's `gelu_new`), eight or nine element-wise ops that keep four or seven
+   * tensors of the MLP's width for backward. Whether that code runs is the stack's (`pythonActivations`).
+   */
+  activation: z.enum(['fused', 'gelu-new', 'gelu-fast']).default('fused'),
   norm: z.enum(['layernorm', 'rmsnorm']),
   positions: z.enum(['learned', 'rope', 'alibi']),
   tiedEmbeddings: z.boolean(),

@@ -54,6 +54,10 @@ export const StackMechanisms = z.strictObject({
   flashAttention2: z.boolean(),
   /** A quantised base's other weights (embeddings, norms, head) are cast to fp32, as prepare_model_for_kbit_training does. */
   kbitFp32Casts: z.boolean(),
+  /** The model's own activation code runs (Transformers' modelling files), GPT-2's `gelu_new` op by op. */
+  pythonActivations: z.boolean(),
+  /** A mixture of experts runs outside autocast (Transformers 5's `@use_experts_implementation`). */
+  expertsOutsideAutocast: z.boolean(),
 })
 export type StackMechanisms = z.infer<typeof StackMechanisms>
 export type StackMechanism = keyof StackMechanisms

@@ -35,6 +35,8 @@ export function stackEstimateFields(
   | 'lossChunks'
   | 'kbitFp32Casts'
   | 'flashAttention2'
+  | 'pythonActivations'
+  | 'expertsOutsideAutocast'
 > {
   return {
     upcastLogits: stack.upcastLogits,
@@ -49,5 +51,7 @@ export function stackEstimateFields(
       stack.lossChunkPositions === null ? stack.lossChunks : Math.ceil(seq / stack.lossChunkPositions),
     kbitFp32Casts: stack.kbitFp32Casts,
     flashAttention2: stack.flashAttention2,
+    pythonActivations: stack.pythonActivations,
+    expertsOutsideAutocast: stack.expertsOutsideAutocast,
   }
 }

@@ -1,4 +1,5 @@
 import type { StackMechanisms, StackName } from '../schemas/stack.js'
+import { HF_STACK_FACTS } from './stack-facts-hf.js'
 
 /**
  * One fact about a stack: the mechanisms it sets for the releases in [from, before), and where that is written.
@@ -19,7 +20,7 @@ export interface StackFact {
 
 /** The newest release of each stack this table describes: what `--stack NAME` without a version means. */
 export const CURRENT_STACK_VERSION: Readonly<Record<StackName, string>> = {
-  hf: '5.13',
+  hf: '5.17',
   litgpt: '0.5',
   torchtune: '0.6',
   torchtitan: '0.2',
@@ -33,124 +34,7 @@ export const DEFAULT_STACK = { name: 'hf', version: CURRENT_STACK_VERSION.hf } a
 /** How each stack runs a training step by default, one fact per row; later rows win within a stack. */
 export const STACK_TABLE: readonly StackFact[] = [
   // Transformers' Trainer, with PEFT, bitsandbytes, Accelerate and DeepSpeed through it.
-  {
-    stack: 'hf',
-    set: { upcastLogits: true, lossChunks: 1, lossChunkPositions: null },
-    source: 'https://github.com/huggingface/transformers/blob/main/src/transformers/loss/loss_utils.py',
-    says: 'ForCausalLMLoss: "Upcast to float if we need to compute the loss to avoid potential precision issues", logits.float() over the whole logits',
-  },
-  {
-    stack: 'hf',
-    set: { compile: false },
-    source:
-      'https://huggingface.co/docs/transformers/main_classes/trainer#transformers.TrainingArguments.torch_compile',
-    says: 'TrainingArguments.torch_compile defaults to False',
-  },
-  {
-    stack: 'hf',
-    set: { tf32: false },
-    source:
-      'https://huggingface.co/docs/transformers/main_classes/trainer#transformers.TrainingArguments.tf32',
-    says: "TrainingArguments.tf32 defaults to None: PyTorch's own default, allow_tf32 off since PyTorch 1.12",
-  },
-  {
-    stack: 'hf',
-    before: '4.20',
-    set: { tf32: true },
-    source: 'https://pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices',
-    says: 'PyTorch 1.7-1.11 (contemporary with Transformers before 4.20) had torch.backends.cuda.matmul.allow_tf32 on',
-  },
-  {
-    stack: 'hf',
-    before: '4.32',
-    set: { optimizerImpl: 'per-tensor' },
-    source: 'https://github.com/huggingface/transformers/pull/25109',
-    says: 'the default optim was adamw_hf, a Python loop over parameters, until it became adamw_torch',
-  },
-  {
-    stack: 'hf',
-    from: '4.32',
-    set: { optimizerImpl: 'foreach' },
-    source: 'https://github.com/huggingface/transformers/pull/25109',
-    says: "optim defaults to adamw_torch: torch.optim.AdamW, PyTorch's foreach step on CUDA",
-  },
-  {
-    stack: 'hf',
-    from: '4.54',
-    set: { optimizerImpl: 'fused' },
-    source: 'https://github.com/huggingface/transformers/pull/37358',
-    says: 'optim defaults to adamw_torch_fused with PyTorch 2.8 and later',
-  },
-  {
-    stack: 'hf',
-    before: '4.36',
-    set: { attention: 'eager' },
-    source: 'https://github.com/huggingface/transformers/releases/tag/v4.36.0',
-    says: 'models ran eager attention until 4.36 made torch SDPA the default attn_implementation',
-  },
-  {
-    stack: 'hf',
-    from: '4.36',
-    set: { attention: 'sdpa' },
-    source: 'https://github.com/huggingface/transformers/releases/tag/v4.36.0',
-    says: 'torch.nn.functional.scaled_dot_product_attention is the default attn_implementation where a model supports it',
-  },
-  {
-    stack: 'hf',
-    before: '4.43',
-    set: { adapterDtype: 'model', quantKeepsInputs: true },
-    source: 'https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1270',
-    says: "PEFT before 0.12 moved LoRA weights to the base layer's dtype; bitsandbytes before 0.43.2 (July 2024) kept each 4-bit layer's input for backward",
-  },
-  {
-    stack: 'hf',
-    from: '4.43',
-    set: { adapterDtype: 'fp32', quantKeepsInputs: false },
-    source:
-      'https://huggingface.co/docs/peft/package_reference/peft_model#peft.get_peft_model.autocast_adapter_dtype',
-    says: 'PEFT 0.12+ get_peft_model(autocast_adapter_dtype=True) upcasts bf16/fp16 adapter weights to fp32; bitsandbytes 0.43.2+ keeps only the packed weight',
-  },
-  {
-    stack: 'hf',
-    set: { kbitFp32Casts: true },
-    source: 'https://github.com/huggingface/peft/blob/main/src/peft/utils/other.py',
-    says: "prepare_model_for_kbit_training (called by TRL's SFTTrainer and PEFT's QLoRA examples) casts every non-quantised fp16/bf16 parameter to fp32",
-  },
-  {
-    stack: 'hf',
-    set: { frozenStaysGathered: false },
-    source: 'https://huggingface.co/docs/peft/accelerate/fsdp',
-    says: "Accelerate's FSDP with PEFT reshards each unit after its backward (use_orig_params, FULL_SHARD)",
-  },
-  {
-    stack: 'hf',
-    before: '4.28',
-    set: { lazyModuleLoading: false },
-    source: 'https://huggingface.co/docs/transformers/v4.21.0/perf_train_gpu_one',
-    says: 'PyTorch before 2.0 (contemporary with Transformers before 4.28) loads every CUDA module: the page measures 1343 MB for the context and kernels',
-  },
-  {
-    stack: 'hf',
-    from: '4.28',
-    set: { lazyModuleLoading: true },
-    source: 'https://github.com/pytorch/pytorch/pull/85692',
-    says: 'PyTorch 2.0 sets CUDA_MODULE_LOADING=LAZY unless the user sets it',
-  },
-  {
-    stack: 'hf',
-    before: '4.38',
-    set: { flashAttention2: false },
-    source: 'https://pytorch.org/blog/pytorch2-2/',
-    says: 'PyTorch 2.2 (January 2024, contemporary with Transformers 4.38) brought FlashAttention-v2 into scaled_dot_product_attention; earlier releases ran the first generation',
-  },
-  {
-    stack: 'hf',
-    from: '4.38',
-    set: { flashAttention2: true },
-    source: 'https://pytorch.org/blog/pytorch2-2/',
-    says: 'scaled_dot_product_attention runs FlashAttention-2 from PyTorch 2.2; attn_implementation="flash_attention_2" runs flash-attn 2',
-  },
-
+  ...HF_STACK_FACTS,
   // LitGPT (Lightning Fabric).
   {
     stack: 'litgpt',
@@ -215,6 +99,18 @@ export const STACK_TABLE: readonly StackFact[] = [
     source: 'https://github.com/Lightning-AI/litgpt/blob/main/tutorials/resource-tables.md',
     says: 'the first releases ran on PyTorch 2.1 (the resource tables name 2.1.0+cu121), before FlashAttention-v2 reached scaled_dot_product_attention',
   },
+  {
+    stack: 'litgpt',
+    set: { pythonActivations: false },
+    source: 'https://github.com/Lightning-AI/litgpt/blob/main/litgpt/model.py',
+    says: 'GptNeoxMLP: torch.nn.functional.gelu(x, approximate=self.config.gelu_approximate), one kernel',
+  },
+  {
+    stack: 'litgpt',
+    set: { expertsOutsideAutocast: false },
+    source: 'https://github.com/Lightning-AI/litgpt/blob/main/litgpt/model.py',
+    says: "LLaMAMoE runs each expert as an LLaMAMLP of nn.Linear layers, which Fabric's autocast casts like every other layer",
+  },
 
   // torchtune.
   {
@@ -254,6 +150,19 @@ export const STACK_TABLE: readonly StackFact[] = [
     source: 'https://pytorch.org/blog/pytorch2-2/',
     says: 'torchtune needs PyTorch 2.2 or later, whose scaled_dot_product_attention carries FlashAttention-v2',
   },
+  {
+    stack: 'torchtune',
+    set: { pythonActivations: false },
+    source: 'https://github.com/pytorch/torchtune/blob/main/torchtune/modules/feed_forward.py',
+    says: "FeedForward applies a torch.nn activation module (SiLU, or GELU with approximate='tanh'), one kernel",
+  },
+  {
+    stack: 'torchtune',
+    set: { expertsOutsideAutocast: false },
+    source:
+      'https://github.com/pytorch/torchtune/blob/main/recipes/configs/llama3_1/8B_full_single_device.yaml',
+    says: 'recipes train with dtype: bf16 and no autocast, so every weight, experts included, multiplies in bf16',
+  },
 
   // torchtitan.
   {
@@ -286,6 +195,18 @@ export const STACK_TABLE: readonly StackFact[] = [
     set: { flashAttention2: true },
     source: 'https://pytorch.org/blog/pytorch2-2/',
     says: 'torchtitan runs on PyTorch nightlies after 2.2, whose scaled_dot_product_attention carries FlashAttention-v2',
+  },
+  {
+    stack: 'torchtitan',
+    set: { pythonActivations: false },
+    source: 'https://github.com/pytorch/torchtitan/blob/main/torchtitan/models/llama3/model/model.py',
+    says: 'FeedForward: self.w2(F.silu(self.w1(x)) * self.w3(x)); no Python GELU',
+  },
+  {
+    stack: 'torchtitan',
+    set: { expertsOutsideAutocast: false },
+    source: 'https://github.com/pytorch/torchtitan/blob/main/docs/fsdp.md',
+    says: "FSDP2 with bf16 parameters and no autocast: experts multiply in the parameters' bf16 like every layer",
   },
 
   // NeMo AutoModel.
@@ -322,6 +243,18 @@ export const STACK_TABLE: readonly StackFact[] = [
     set: { flashAttention2: true },
     source: 'https://pytorch.org/blog/pytorch2-2/',
     says: 'NeMo AutoModel runs on PyTorch 2.2 and later, whose scaled_dot_product_attention carries FlashAttention-v2',
+  },
+  {
+    stack: 'nemo',
+    set: { pythonActivations: true },
+    source: 'https://github.com/NVIDIA-NeMo/Automodel/blob/main/nemo_automodel/_transformers/auto_model.py',
+    says: "NeMoAutoModelForCausalLM builds Transformers' model classes, whose modelling code (and activations.py) runs",
+  },
+  {
+    stack: 'nemo',
+    set: { expertsOutsideAutocast: false },
+    source: 'examples/calibrate/hf_step_profile.py in this repository',
+    says: "rigfit has measured no NeMo AutoModel mixture of experts; its experts are priced at the step's precision",
   },
 
   // A hand-written PyTorch loop (rigfit's example trainer and calibration harness); versions are PyTorch's.
@@ -383,5 +316,17 @@ export const STACK_TABLE: readonly StackFact[] = [
     set: { flashAttention2: true },
     source: 'https://pytorch.org/blog/pytorch2-2/',
     says: 'from PyTorch 2.2, scaled_dot_product_attention runs FlashAttention-2 (about twice the speed of the earlier kernels)',
+  },
+  {
+    stack: 'plain',
+    set: { pythonActivations: false },
+    source: 'https://pytorch.org/docs/stable/generated/torch.nn.functional.gelu.html',
+    says: "a hand-written model calls F.gelu (approximate='tanh' for GPT-2's layout), one kernel",
+  },
+  {
+    stack: 'plain',
+    set: { expertsOutsideAutocast: false },
+    source: 'https://pytorch.org/docs/stable/amp.html#cuda-ops-that-can-autocast-to-float16',
+    says: "a hand-written loop's experts are nn.Linear layers or matmuls, which autocast runs in the half type",
   },
 ]

@@ -93,7 +93,7 @@ describe('recommendHardware', () => {
       const result = await recommendHardware(search, workload, 'balanced', options, null)
       return new Set(result.ranked.map((r) => r.hardware))
     }
-    const short = await ranked(0.02)
+    const short = await ranked(0.04)
     const long = await ranked(0.5)
     expect(short.size).toBeGreaterThan(0)
     expect(long.size).toBeGreaterThan(short.size)

@@ -16,7 +16,7 @@ export const FIXTURE_RECIPES: Record<
     shape: { device: 'cuda', gpus: 1, precision: 'bf16-mixed', strategy: 'single' },
   },
   'a100x4-zero2': {
-    recipe: { machine: 'server-4x-a100-40gb', mode: 'conservative', model: 'phi-1.5', method: 'full' },
+    recipe: { machine: 'server-4x-a100-40gb', mode: 'conservative', model: 'qwen2.5-1.5b', method: 'full' },
     shape: { gpus: 4, strategy: 'zero', sharding: 'zero2' },
   },
   'h100x8-fsdp-2nodes': {

@@ -3,7 +3,7 @@
 Each configuration trains in a fresh process (`hf_stack.py --config`), so its CUDA context and peak counters start
 from zero, and becomes rows of rigfit's validation dataset (packages/core/validation/*.jsonl) for the stack
 `hf@<Transformers release>`. Rows state only what a user types (sequence, micro-batch, accumulation, precision,
-checkpointing, LoRA); the optimizer, attention kernel and loss are the Trainer's defaults, as a user runs them.
+checkpointing, LoRA, `optim adamw_torch`); the attention kernel and loss are the Trainer's defaults.
 """
 
 from __future__ import annotations
@@ -79,6 +79,8 @@ def hf_config_json(model: dict) -> dict:
 
 def row_settings(settings: dict) -> dict:
     out = {key: settings[key] for key in ("seq", "microBatch", "gradAccum", "precision", "gradCheckpointing")}
+    # hf_stack.py passes optim="adamw_torch" (the foreach step) unless a configuration asks for the fused one.
+    out["fusedOptimizer"] = bool(settings.get("fusedOptimizer"))
     if settings["lora"]:
         out["lora"] = dict(settings["lora"])
     return out
@@ -99,7 +101,7 @@ def rows_for(name: str, model: dict, settings: dict, result: dict, gpu: dict) ->
              "source": {"id": f"calibrate-hf-{gpu_slug}", "title": "rigfit examples/calibrate/hf_stack.py",
                         "url": "file:examples/calibrate/hf_stack.py", "where": f"{gpu['name']}, {versions()}",
                         "says": f"{metric} = {shown} for {name}"},
-             "stack": f"hf@{release}", "stackSays": f"{versions()}; Trainer defaults (optim, attn_implementation)"}
+             "stack": f"hf@{release}", "stackSays": f"{versions()}; optim adamw_torch (torch.optim.AdamW, foreach), the Trainer's default attn_implementation"}
             for metric, unit, value, shown in measured]
 
 

@@ -105,11 +105,11 @@ def training_arguments(**wanted) -> TrainingArguments:
     return TrainingArguments(**{k: v for k, v in wanted.items() if k in known})
 
 
-def train(settings: dict, model_spec: dict, max_steps: int, out_dir: str) -> None:
+def build_model(settings: dict, model_spec: dict, device: str):
+    """The plan's model from its config with random weights, in the type rigfit's exports load it, LoRA added."""
     precision = settings["precision"]
-    cpu = settings["device"] == "cpu" or not torch.cuda.is_available()
     # Built where it trains: random initialisation of a billion parameters is minutes on a CPU, a second on a GPU.
-    with torch.device("cpu" if cpu else "cuda"):
+    with torch.device(device):
         model = AutoModelForCausalLM.from_config(hf_config(model_spec))
     lora = settings["method"] in ("lora", "qlora") and settings.get("lora")
     # As rigfit's exports load it: pure half precision keeps the weights in the half type, and so does a LoRA
@@ -127,12 +127,21 @@ def train(settings: dict, model_spec: dict, max_steps: int, out_dir: str) -> Non
         model = get_peft_model(model, LoraConfig(r=rank, lora_alpha=2 * rank,
                                                  lora_dropout=settings["lora"].get("dropout", 0.05),
                                                  target_modules=targets, task_type="CAUSAL_LM"))
+    return model
+
+
+def train(settings: dict, model_spec: dict, max_steps: int, out_dir: str) -> None:
+    precision = settings["precision"]
+    cpu = settings["device"] == "cpu" or not torch.cuda.is_available()
+    model = build_model(settings, model_spec, "cpu" if cpu else "cuda")
     args = training_arguments(
         output_dir=out_dir, per_device_train_batch_size=settings["microBatch"],
         gradient_accumulation_steps=settings["gradAccum"], max_steps=max_steps, learning_rate=1e-4,
         bf16=precision == "bf16-mixed", fp16=precision == "fp16-mixed",
         gradient_checkpointing=settings["gradCheckpointing"], logging_steps=max_steps + 1, save_strategy="no",
-        report_to=[], disable_tqdm=True, dataloader_num_workers=0, optim="adamw_torch", use_cpu=cpu,
+        report_to=[], disable_tqdm=True, dataloader_num_workers=0, use_cpu=cpu,
+        # The plan's optimizer step: fused when it says so, else torch.optim.AdamW's foreach step.
+        optim="adamw_torch_fused" if settings.get("fusedOptimizer") else "adamw_torch",
     )
     tokens_per_step = settings["microBatch"] * settings["gradAccum"] * settings["seq"] * max(1, args.world_size)
     data = RandomTokens(model_spec["vocab"], settings["seq"], settings["microBatch"] * settings["gradAccum"] * (max_steps + 1))

@@ -32,18 +32,18 @@ const cells = (markdown: string) =>
  * at those figures, so a change that makes a class or a method worse fails here. A group without rows has no figure.
  */
 const REACHED_PUBLISHED: Record<string, number> = {
-  all: 0.058,
-  datacenter: 0.054,
+  all: 0.052,
+  datacenter: 0.049,
   // Two sources: nanoGPT's RTX 4090 rows and Giles Thomas's RTX 3090 rows; 20.5% before GPT-2's unaligned
   // 50,257-wide head was priced at its measured rate (unaligned-gemm.ts).
-  consumer: 0.153,
+  consumer: 0.163,
   // One MI300X row (torch-mojo-backend.jsonl): 59.9% fast at the whole efficiency, 28.7% with the MI300X's measured
   // GEMM share (rocm-efficiency.ts), 28.0% at the current fit (matmul 0.90); no constant is fitted to ROCm rows.
   amd: 0.281,
   // Three Ryzen 9 rows (devonbike-overfit.jsonl): 50.7% at 13 µs per op, 25.3% at the current fit's 17 µs; the
   // error grows with the batch, which one machine cannot explain.
   cpu: 0.254,
-  full: 0.061,
+  full: 0.054,
   lora: 0.043,
 }
 
@@ -53,12 +53,12 @@ const REACHED_PUBLISHED: Record<string, number> = {
  * are the H200 Mixtral layout: 99.5% before Transformers 5's fp32 experts under autocast were priced (fp32-experts.ts).
  */
 const REACHED_HARNESS: Record<string, number> = {
-  all: 0.119,
-  datacenter: 0.114,
+  all: 0.12,
+  datacenter: 0.113,
   cpu: 0.243,
-  full: 0.114,
-  lora: 0.19,
-  moe: 0.159,
+  full: 0.115,
+  lora: 0.194,
+  moe: 0.146,
 }
 
 describe('tokens/s held out by source, per device class and per method', () => {

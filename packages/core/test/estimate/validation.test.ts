@@ -43,14 +43,14 @@ const REACHED = {
   // rows joined the fit (matmul 0.90, attention 0.7, Hopper 0.90, 17 µs per op).
   asTypedPublished: { memoryMedian: 0.049, within15: 0.855, speedMedian: 0.051 },
   // The harness's tokens/s include the CPU rows since they were added, and the H200 Transformers rows
-  // (calibrate-hf-h200.jsonl) since they were; with them, memory reads 0.053 (from 0.044) and 84.7% within 15%
+  // (calibrate-hf-h200.jsonl) since they were; with them, memory reads 0.052 (from 0.044) and 85.3% within 15%
   // (from 85.5%): checkpointed runs reserve 1-12 GiB more than they allocate, which the allocator model does not
   // price (docs/estimate.md).
-  asTypedHarness: { memoryMedian: 0.053, within15: 0.847, speedMedian: 0.088 },
+  asTypedHarness: { memoryMedian: 0.052, within15: 0.853, speedMedian: 0.095 },
   // Published tokens/s include the AMD row and the Ryzen 9 CPU rows since they were added (the NVIDIA rows' own
   // figure is held in validation-speed.test.ts as the datacenter class's bound).
-  heldOutPublished: { memoryMedian: 0.05, within15: 0.848, speedMedian: 0.058 },
-  heldOutHarness: { memoryMedian: 0.068, within15: 0.847, speedMedian: 0.119 },
+  heldOutPublished: { memoryMedian: 0.05, within15: 0.848, speedMedian: 0.052 },
+  heldOutHarness: { memoryMedian: 0.067, within15: 0.853, speedMedian: 0.12 },
   /** Held-out verdicts (`validation-verdicts.ts`): bands and constants both fitted without the run's source. */
   verdicts: {
     shipped: { falseHedgeRate: 0.09, wrongVerdictRate: 0.092, oomCalledFits: 0, bandCoverage: 0.918 },
@@ -138,8 +138,7 @@ describe('validation dataset', () => {
       expect(summaryOf(outcomes, 'tokens_per_second')?.medianAbsError, name).toBeLessThanOrEqual(
         bounds.speedMedian,
       )
-      // The target is what a user's own run must meet: the published rows, typed as their sources state them.
-      if (name === 'as typed, published') {
+      if (name.startsWith('as typed')) {
         expect(memory?.medianAbsError, name).toBeLessThanOrEqual(TARGET.memoryMedian)
         expect(memory?.within15, name).toBeGreaterThanOrEqual(TARGET.within15)
       }

@@ -27,27 +27,13 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from hf_grid import grid
-from hf_stack import LORA_MODULES, hf_config
+from hf_stack import build_model
 
 WARMUP, TIMED = 3, 10
 
 
 def build(model_spec: dict, settings: dict):
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForCausalLM
-
-    with torch.device("cuda"):
-        model = AutoModelForCausalLM.from_config(hf_config(model_spec))
-    precision, lora = settings["precision"], settings.get("lora")
-    if precision.endswith("-true") or (lora and precision.endswith("-mixed")):
-        model = model.to(torch.bfloat16 if precision.startswith("bf16") else torch.float16)
-    if lora:
-        names = LORA_MODULES.get(model_spec["modelType"], LORA_MODULES["llama"])
-        if settings["gradCheckpointing"]:
-            model.enable_input_require_grads()
-        model = get_peft_model(model, LoraConfig(r=lora["rank"], lora_alpha=2 * lora["rank"], lora_dropout=lora["dropout"],
-                                                 target_modules=sorted({names[t] for t in lora["targets"]}),
-                                                 task_type="CAUSAL_LM"))
+    model = build_model(settings, model_spec, "cuda")
     if settings["gradCheckpointing"]:
         model.gradient_checkpointing_enable()
     model.train()

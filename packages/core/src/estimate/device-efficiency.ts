@@ -1,5 +1,7 @@
 import { computeCapabilityNumber } from '../device/capabilities.js'
-import type { EstimateDevice } from '../schemas/index.js'
+import type { EstimateDevice, Precision } from '../schemas/index.js'
+import { mpsSustainedShare } from './mps-efficiency.js'
+import { nvidiaSustainedShare } from './nvidia-sustained-share.js'
 import { rocmSustainedShare } from './rocm-efficiency.js'
 
 /**
@@ -8,13 +10,21 @@ import { rocmSustainedShare } from './rocm-efficiency.js'
  * where the clock falls below the boost and its GEMMs keep a smaller share of the quoted 989 TFLOPS than an A100
  * keeps of its 312. `hopperShare` is fitted (`fitTuning`) to the Hopper tokens/s rows of two sources: rigfit's H100
  * calibration and llm-foundry's H100 tables. An AMD Instinct keeps the share its measured GEMMs give it
- * (`rocm-efficiency.ts`); every other device keeps the whole efficiency.
+ * (`rocm-efficiency.ts`), as do a power-capped T4 and the Blackwell datacenter GPUs (`nvidia-sustained-share.ts`)
+ * and an Apple GPU under MPS (`mps-efficiency.ts`, by the precision it multiplies in); every other device keeps the
+ * whole efficiency.
  */
 export function sustainedPeakShare(
   device: Pick<EstimateDevice, 'kind' | 'computeCapability' | 'name'>,
   hopperShare: number,
+  precision: Precision,
 ): number {
-  return isHopper(device) ? hopperShare : rocmSustainedShare(device)
+  if (isHopper(device)) return hopperShare
+  return (
+    nvidiaSustainedShare(device, hopperShare) *
+    rocmSustainedShare(device) *
+    mpsSustainedShare(device, precision)
+  )
 }
 
 export function isHopper(device: Pick<EstimateDevice, 'kind' | 'computeCapability'>): boolean {

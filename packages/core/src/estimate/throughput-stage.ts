@@ -37,9 +37,8 @@ export function stepThroughput(input: EstimateInput, tuning: EstimateTuning, hel
       ? flopsPerToken(spec, input.seq, { ...flopsOpts, gradCheckpointing: false })
       : hardwareFlops
     const tokensPerStep = tokens * input.gradAccum
-    const efficiency =
-      (input.matmulEfficiency ?? tuning.matmulEfficiency) *
-      sustainedPeakShare(device, tuning.hopperSustainedShare)
+    const sustainedShare = sustainedPeakShare(device, tuning.hopperSustainedShare, precision)
+    const efficiency = (input.matmulEfficiency ?? tuning.matmulEfficiency) * sustainedShare
     // fp32 adapters, and experts a stack runs outside autocast, multiply at the fp32 (or TF32) rate while the
     // 16-bit rest runs on the tensor cores.
     const fp32Flops =
@@ -87,7 +86,12 @@ export function stepThroughput(input: EstimateInput, tuning: EstimateTuning, hel
       stepSeconds,
       mfu: (perDevice * modelFlops) / (peakTflops * 1e12),
     }
-    speed = { flopsPerToken: hardwareFlops, peakTflops, computeShare: matmulSeconds / stepSeconds }
+    speed = {
+      flopsPerToken: hardwareFlops,
+      peakTflops,
+      computeShare: matmulSeconds / stepSeconds,
+      sustainedShare,
+    }
   }
   return { throughput, speed }
 }

@@ -231,6 +231,11 @@ export const EstimateResult = z.object({
       peakTflops: z.number().nonnegative(),
       /** The share of step time spent in matrix multiplies; the rest is memory traffic and host work. */
       computeShare: z.number().min(0).max(1),
+      /**
+       * The share of the fitted matmul efficiency this device sustains under load: Hopper's fitted share, a board's
+       * published GEMM rate (a power-capped T4, Blackwell, an AMD Instinct, an Apple GPU under MPS), or 1.
+       */
+      sustainedShare: z.number().positive().max(1),
     })
     .nullable(),
   /**

@@ -11,9 +11,11 @@ const cuda = (computeCapability: string | null) => ({
 })
 
 describe('the share of the peak a device sustains', () => {
-  it('is the fitted share on Hopper (9.x) and the whole efficiency elsewhere', () => {
-    for (const cc of ['9.0', '9.0a']) expect(sustainedPeakShare(cuda(cc), 0.8)).toBe(0.8)
-    for (const cc of ['7.5', '8.0', '8.9', '10.0', null]) expect(sustainedPeakShare(cuda(cc), 0.8)).toBe(1)
+  it('is the fitted share on Hopper (9.x) and the whole efficiency on boards nothing else measures', () => {
+    for (const cc of ['9.0', '9.0a']) expect(sustainedPeakShare(cuda(cc), 0.8, 'bf16-mixed')).toBe(0.8)
+    for (const cc of ['7.5', '8.0', '8.9', '10.0', null]) {
+      expect(sustainedPeakShare(cuda(cc), 0.8, 'bf16-mixed')).toBe(1)
+    }
     expect(isHopper({ kind: 'rocm', computeCapability: null })).toBe(false)
   })
 

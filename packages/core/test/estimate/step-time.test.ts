@@ -156,7 +156,11 @@ describe('step time', () => {
           const fields = input({ model: spec, seq, microBatch: 2, gradAccum: 2, gradCheckpointing })
           const stepAt = (attentionEfficiency: number) =>
             estimate(fields, { ...SHIPPED_TUNING, attentionEfficiency }).throughput?.stepSeconds ?? 0
-          const sustained = sustainedPeakShare(fields.device ?? H100, SHIPPED_TUNING.hopperSustainedShare)
+          const sustained = sustainedPeakShare(
+            fields.device ?? H100,
+            SHIPPED_TUNING.hopperSustainedShare,
+            fields.precision,
+          )
           const peakFlops =
             (estimate(fields).speed?.peakTflops ?? 0) * 1e12 * SHIPPED_TUNING.matmulEfficiency * sustained
           // A causal decoder under FlashAttention-2 kernels pays for its share of the score matrix.

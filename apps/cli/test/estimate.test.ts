@@ -3,7 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CURRENT_STACK_VERSION, EstimateResult, processesPerNode, type TrainingPlan } from '@rigfit/core'
+import {
+  CURRENT_STACK_VERSION,
+  EstimateResult,
+  processesPerNode,
+  SHIPPED_TUNING,
+  type TrainingPlan,
+} from '@rigfit/core'
 import { describe, expect, it } from 'vitest'
 import { workspaceFixture } from './helpers/workspace-fixtures.js'
 
@@ -22,6 +28,35 @@ const rigfit = (...args: string[]) => run('estimate', args)
 const base = ['--model', 'llama-3.1-8b', '--seq', '2048', '--micro-batch', '1']
 
 describe('rigfit estimate', () => {
+  it('--json gives the share of the matmul efficiency each device sustains, from its published GEMM rate', () => {
+    const hopper = SHIPPED_TUNING.hopperSustainedShare
+    const expected: Record<string, number> = {
+      T4: 24 / 65 / 0.869,
+      B200: (hopper * 0.776) / 0.803,
+      GB200: (hopper * 0.729) / 0.803,
+      'H100 SXM': hopper,
+      MI300X: 0.514 / 0.869,
+      'M1 Max': 7824 / 10617 / 0.869,
+      'RTX 4090': 1,
+    }
+    for (const [gpu, share] of Object.entries(expected)) {
+      const args = [
+        '--model',
+        'llama-3.2-1b',
+        '--seq',
+        '1024',
+        '--micro-batch',
+        '2',
+        '--precision',
+        'fp16-mixed',
+      ]
+      const r = rigfit(...args, '--gpu', gpu, '--json')
+      expect(r.code, `${gpu}: ${r.stderr}`).toBe(0)
+      const out = EstimateResult.parse(JSON.parse(r.stdout))
+      expect(out.speed?.sustainedShare, gpu).toBeCloseTo(share, 9)
+    }
+  })
+
   it('--json prints the EstimateResult contract; fit and speed stay null without a device', () => {
     const r = rigfit(...base, '--json')
     expect(r.code).toBe(0)

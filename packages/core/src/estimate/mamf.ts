@@ -24,3 +24,11 @@ export const MAMF_SHARE = {
   /** AMD MI300X: 668.4 of 1300 (torch 2.5.1 on ROCm 6.3, PYTORCH_TUNABLEOP_ENABLED=1). */
   mi300x: 0.514,
 } as const
+
+/**
+ * A measured share of peak as a share of the fitted efficiency, which describes the A100's GEMMs: the ratio of the
+ * device's best GEMM to the A100's.
+ */
+export function shareAgainstA100(measuredShareOfPeak: number): number {
+  return measuredShareOfPeak / MAMF_SHARE.a100Sxm
+}

@@ -1,5 +1,5 @@
 import type { EstimateDevice, Precision } from '../schemas/index.js'
-import { MAMF_SHARE } from './mamf.js'
+import { shareAgainstA100 } from './mamf.js'
 
 /**
  * Apple GPUs through PyTorch's MPS backend, which multiplies with Apple's Metal Performance Shaders. Their GEMMs reach
@@ -20,5 +20,5 @@ const MPS_BEST_GEMM_GFLOPS = { fp32: 8_482, sixteenBit: 7_824 } as const
 export function mpsSustainedShare(device: Pick<EstimateDevice, 'kind'>, precision: Precision): number {
   if (device.kind !== 'mps') return 1
   const best = precision === 'fp32' ? MPS_BEST_GEMM_GFLOPS.fp32 : MPS_BEST_GEMM_GFLOPS.sixteenBit
-  return best / M1_MAX_PEAK_GFLOPS / MAMF_SHARE.a100Sxm
+  return shareAgainstA100(best / M1_MAX_PEAK_GFLOPS)
 }

@@ -1,5 +1,5 @@
 import type { EstimateDevice } from '../schemas/index.js'
-import { MAMF_SHARE } from './mamf.js'
+import { MAMF_SHARE, shareAgainstA100 } from './mamf.js'
 
 /**
  * NVIDIA boards whose matrix rate under continuous load is published and differs from what the fitted efficiency
@@ -22,7 +22,7 @@ const T4_SUSTAINED_FP16_TFLOPS = 24
 const T4_PEAK_FP16_TFLOPS = 65
 
 const MEASURED_BOARDS: readonly { pattern: RegExp; share: (hopperShare: number) => number }[] = [
-  { pattern: /\bT4\b/i, share: () => T4_SUSTAINED_FP16_TFLOPS / T4_PEAK_FP16_TFLOPS / MAMF_SHARE.a100Sxm },
+  { pattern: /\bT4\b/i, share: () => shareAgainstA100(T4_SUSTAINED_FP16_TFLOPS / T4_PEAK_FP16_TFLOPS) },
   { pattern: /\bGB200\b/i, share: (hopper) => (hopper * MAMF_SHARE.gb200) / MAMF_SHARE.h100Sxm },
   { pattern: /\bB200\b/i, share: (hopper) => (hopper * MAMF_SHARE.b200) / MAMF_SHARE.h100Sxm },
   { pattern: /\bB300\b/i, share: (hopper) => (hopper * MAMF_SHARE.b300) / MAMF_SHARE.h100Sxm },

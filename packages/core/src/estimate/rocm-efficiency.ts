@@ -1,5 +1,5 @@
 import type { EstimateDevice } from '../schemas/index.js'
-import { MAMF_SHARE } from './mamf.js'
+import { MAMF_SHARE, shareAgainstA100 } from './mamf.js'
 
 /**
  * Why an AMD Instinct is priced below its quoted matrix peak: PyTorch's BF16 GEMMs on it (hipBLASLt, with TunableOp)
@@ -20,5 +20,5 @@ const MEASURED_INSTINCTS = [
 export function rocmSustainedShare(device: Pick<EstimateDevice, 'kind' | 'name'>): number {
   if (device.kind !== 'rocm') return 1
   const measured = MEASURED_INSTINCTS.find((entry) => entry.pattern.test(device.name))
-  return measured ? measured.share / MAMF_SHARE.a100Sxm : 1
+  return measured ? shareAgainstA100(measured.share) : 1
 }
